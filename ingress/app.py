@@ -1,0 +1,60 @@
+"""The ingress app factory. Nothing connects at import; the lifespan owns the DB engine and the producer."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from prometheus_client import CollectorRegistry
+
+from ingress import errors
+from ingress.middleware import EdgeMiddleware, HttpMetrics
+from ingress.ratelimit import RateLimiter
+from ingress.routes import health, identity
+from ingress.state import Services
+from schemas.settings import Settings
+from sinks.db.engine import make_engine, make_sessions
+from sinks.kafka import Publisher
+
+log = logging.getLogger(__name__)
+
+
+def create_app(settings: Settings) -> FastAPI:
+    registry = CollectorRegistry()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        engine = make_engine(settings.resolved_database_url)
+        publisher = Publisher(settings)
+        await publisher.start()
+        app.state.services = Services(
+            settings=settings,
+            engine=engine,
+            sessions=make_sessions(engine),
+            publisher=publisher,
+            limiter=RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_per_day),
+            registry=registry,
+        )
+        log.info("ingress ready", extra={"host": settings.host, "port": settings.port})
+        try:
+            yield
+        finally:
+            await publisher.stop()
+            engine.dispose()
+            log.info("ingress stopped")
+
+    app = FastAPI(
+        title="svc",
+        summary="Custom webhooks, scheduled events and analytics tables",
+        version="0.1.0",
+        lifespan=lifespan,
+    )
+    errors.install(app)
+    app.include_router(health.router)
+    app.include_router(identity.router)
+    app.add_middleware(
+        EdgeMiddleware, max_body_bytes=settings.max_request_bytes, metrics=HttpMetrics(registry)
+    )
+    return app

@@ -1,0 +1,47 @@
+"""Liveness, readiness and Prometheus metrics."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Response
+from fastapi.responses import JSONResponse
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.concurrency import run_in_threadpool
+
+from ingress.deps import Svc
+from sinks.db.engine import ping
+from sinks.kafka import broker_reachable
+
+router = APIRouter(tags=["operations"])
+
+
+@router.get("/healthz", summary="Liveness: the process answers")
+async def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@router.get("/readyz", summary="Readiness: the metadata DB and the broker are reachable")
+async def readyz(svc: Svc) -> JSONResponse:
+    async def database() -> bool:
+        try:
+            await run_in_threadpool(ping, svc.engine)
+            return True
+        except SQLAlchemyError:
+            return False
+
+    bootstrap = svc.settings.kafka_bootstrap or ""
+    db_ok, broker_ok = await asyncio.gather(database(), broker_reachable(bootstrap))
+    checks = {"database": "ok" if db_ok else "unreachable", "broker": "ok" if broker_ok else "unreachable"}
+    ready = db_ok and broker_ok
+    errors = [f"{name} unreachable" for name, state in checks.items() if state != "ok"]
+    return JSONResponse(
+        {"status": "ready" if ready else "not ready", "checks": checks, "errors": errors},
+        status_code=200 if ready else 503,
+    )
+
+
+@router.get("/metrics", summary="Prometheus metrics", response_class=Response)
+async def metrics(svc: Svc) -> Response:
+    return Response(generate_latest(svc.registry), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,70 @@
+"""Outputs of the admin CLI (the contract is these exact JSON objects on stdout)."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field, field_validator
+
+from schemas.base import WireModel
+from schemas.enums import AccessLevel, HandlerType
+
+_HTTP_ENDPOINT = re.compile(r"^https?://[^\s/?#]+(/[^\s]*)?$")
+_KAFKA_ENDPOINT = re.compile(r"^kafka://[A-Za-z0-9._-]{1,249}$")
+
+
+class _Out(WireModel):
+    pass
+
+
+class CreatedCompany(_Out):
+    company_id: str
+    user_id: str
+    client_api_key: str
+    poweruser_key: str
+
+
+class CreatedUser(_Out):
+    user_id: str
+    client_api_key: str
+    poweruser_key: str
+
+
+class CreatedResource(_Out):
+    resource_id: str
+
+
+class Granted(_Out):
+    granted: bool = True
+
+
+class ResourceSpec(_Out):
+    """Validated input of create-resource."""
+
+    type: HandlerType
+    name: str = Field(min_length=1, max_length=200)
+    endpoint: str = Field(min_length=1, max_length=2000)
+
+    @field_validator("endpoint")
+    @classmethod
+    def _known_scheme(cls, value: str) -> str:
+        if _HTTP_ENDPOINT.match(value) or _KAFKA_ENDPOINT.match(value):
+            return value
+        raise ValueError("endpoint must be http(s)://host[:port]/path or kafka://<topic>")
+
+
+class GrantSpec(_Out):
+    user_id: str
+    resource_id: str
+    level: AccessLevel
+
+
+class Principal(_Out):
+    """Who a request acts as, once its key is verified."""
+
+    company_id: str
+    user_id: str
+    email: str
+    is_admin: bool
+    key_id: str
+    key_kind: str

@@ -1,0 +1,20 @@
+"""Body and answer of the whoami endpoints (the one call that tells a key holder who the key acts as)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from schemas.base import RequestModel, WireModel
+
+
+class EmptyRequest(RequestModel):
+    pass
+
+
+class WhoAmI(WireModel):
+    company_id: str
+    user_id: str
+    email: str
+    is_admin: bool
+    key_type: str
+    errors: list[str] = Field(default_factory=list)

@@ -1,0 +1,145 @@
+"""Wire models for ScheduleSpec, the tagged union on ``pattern`` (EVERY, CRON, ONCE).
+
+Only the nested object that matches ``pattern`` may be present; anything else is rejected
+(``extra="forbid"``).  The cron expression itself is checked by the cron parser in
+``streams.schedules``, not here, so that this package stays free of project imports.
+"""
+
+from __future__ import annotations
+
+import zoneinfo
+from datetime import datetime
+from functools import lru_cache
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+
+__all__ = [
+    "MAX_EVERY_VALUE",
+    "CronConfig",
+    "CronSpec",
+    "EveryConfig",
+    "EverySpec",
+    "EveryUnit",
+    "OnceConfig",
+    "OnceSpec",
+    "ScheduleSpec",
+    "dump_schedule_spec",
+    "load_schedule_spec",
+    "validate_timezone_name",
+]
+
+EveryUnit = Literal["MINUTES", "HOURS", "DAYS"]
+
+# Large enough for any real schedule, small enough that anchor + k * interval stays far from
+# datetime's year-9999 ceiling for the lifetime of an event.
+MAX_EVERY_VALUE = 1_000_000
+
+# Names that resolve on some hosts but do not name a real IANA zone: "localtime" follows the
+# host's clock, and "Factory" is a placeholder zone.
+_NOT_IANA = frozenset({"localtime", "Factory", "posixrules"})
+
+
+@lru_cache(maxsize=1024)
+def _zone_exists(name: str) -> bool:
+    if name in _NOT_IANA:
+        return False
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (ValueError, KeyError, OSError):
+        # ValueError: malformed key; KeyError: ZoneInfoNotFoundError; OSError: a directory.
+        return False
+    return True
+
+
+def validate_timezone_name(name: str) -> str:
+    """Return ``name`` if it is a known IANA timezone, else raise ``ValueError``."""
+    if not _zone_exists(name):
+        raise ValueError(f"Unknown timezone '{name}': use an IANA name such as 'Europe/Berlin' or 'UTC'")
+    return name
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EveryConfig(_Wire):
+    value: int = Field(strict=True, gt=0, le=MAX_EVERY_VALUE)
+    unit: EveryUnit
+
+
+class CronConfig(_Wire):
+    expression: str = Field(min_length=1)
+    timezone: str
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        return validate_timezone_name(value)
+
+
+class OnceConfig(_Wire):
+    at: datetime
+    timezone: str
+
+    @field_validator("at", mode="before")
+    @classmethod
+    def _local_iso_datetime(cls, value: Any) -> Any:
+        # Parsing the string here keeps pydantic's lax datetime coercion (unix timestamps, for
+        # one) out of a field whose meaning is "wall-clock time in `timezone`".
+        if isinstance(value, str):
+            try:
+                return datetime.fromisoformat(value)
+            except ValueError:
+                raise ValueError(
+                    f"'{value}' is not an ISO-8601 local datetime such as 2027-01-01T09:00:00"
+                ) from None
+        if isinstance(value, datetime):
+            return value
+        raise ValueError("at must be an ISO-8601 local datetime string such as 2027-01-01T09:00:00")
+
+    @field_validator("at")
+    @classmethod
+    def _no_offset(cls, value: datetime) -> datetime:
+        if value.tzinfo is not None:
+            raise ValueError(
+                "at must be a local datetime without offset (e.g. 2027-01-01T09:00:00); "
+                "put the zone in 'timezone'"
+            )
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        return validate_timezone_name(value)
+
+
+class EverySpec(_Wire):
+    pattern: Literal["EVERY"]
+    every: EveryConfig
+
+
+class CronSpec(_Wire):
+    pattern: Literal["CRON"]
+    cron: CronConfig
+
+
+class OnceSpec(_Wire):
+    pattern: Literal["ONCE"]
+    once: OnceConfig
+
+
+ScheduleSpec = Annotated[EverySpec | CronSpec | OnceSpec, Field(discriminator="pattern")]
+
+_ADAPTER: TypeAdapter[EverySpec | CronSpec | OnceSpec] = TypeAdapter(ScheduleSpec)
+
+
+def load_schedule_spec(data: Any) -> EverySpec | CronSpec | OnceSpec:
+    """Validate a wire object (already-decoded JSON) into a ScheduleSpec model."""
+    return _ADAPTER.validate_python(data)
+
+
+def dump_schedule_spec(spec: EverySpec | CronSpec | OnceSpec) -> dict[str, Any]:
+    """The spec's JSON shape: ``pattern`` plus the one nested object that matches it."""
+    dumped: dict[str, Any] = _ADAPTER.dump_python(spec, mode="json")
+    return dumped

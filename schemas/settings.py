@@ -1,0 +1,70 @@
+"""Process settings: one frozen class, every key prefixed ``SVC_`` and documented in README."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEV_SECRET_KEY = "dev-only-insecure-secret-key-change-me"  # noqa: S105 - refused in production
+
+
+class Environment(StrEnum):
+    DEVELOPMENT = "development"
+    PRODUCTION = "production"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SVC_", frozen=True, extra="ignore")
+
+    environment: Environment = Environment.DEVELOPMENT
+    host: str = "127.0.0.1"
+    port: int = Field(8080, ge=0, le=65535)
+    data_dir: Path = Path(".svc")
+    database_url: str | None = None
+    kafka_bootstrap: str | None = None
+    broker_port: int = Field(9092, ge=0, le=65535)
+    kafka_idempotence: bool = False
+    warehouse: str | None = None
+    secret_key: str = DEV_SECRET_KEY
+
+    topic_prefix: str = "svc."
+    topic_partitions: int = Field(4, ge=1, le=1024)
+    topic_replication: int = Field(1, ge=1, le=16)
+    worker_id: str = "svc-worker"
+
+    rate_limit_per_minute: int = Field(600, ge=1)
+    rate_limit_per_day: int = Field(200_000, ge=1)
+    max_request_bytes: int = Field(10 * 1024 * 1024 + 64 * 1024, ge=1024)
+
+    log_level: str = "INFO"
+    shutdown_timeout_seconds: float = Field(20.0, gt=0)
+
+    @model_validator(mode="after")
+    def _refuse_default_secret(self) -> Settings:
+        if self.environment is Environment.PRODUCTION and self.secret_key == DEV_SECRET_KEY:
+            raise ValueError("SVC_SECRET_KEY must be set to a private value when SVC_ENVIRONMENT=production")
+        if len(self.secret_key) < 16:
+            raise ValueError("SVC_SECRET_KEY must be at least 16 characters")
+        return self
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'svc.db').resolve()}"
+
+    @property
+    def resolved_warehouse(self) -> str:
+        if self.warehouse:
+            return self.warehouse
+        return str((self.data_dir / "warehouse").resolve())
+
+    @property
+    def embedded_broker(self) -> bool:
+        return not self.kafka_bootstrap
+
+    def topic(self, name: str) -> str:
+        return f"{self.topic_prefix}{name}"

@@ -1,0 +1,19 @@
+"""Topic names (without the configured prefix) and what flows through each."""
+
+from __future__ import annotations
+
+from typing import Final
+
+WEBHOOK_DELIVERIES: Final = "webhook.deliveries"
+WEBHOOK_RESULTS: Final = "webhook.results"
+SCHEDULE_TICKS: Final = "schedule.ticks"
+ANALYTICS_JOBS: Final = "analytics.jobs"
+TABLE_APPENDS: Final = "table.appends"
+
+ALL_TOPICS: Final[tuple[str, ...]] = (
+    WEBHOOK_DELIVERIES,
+    WEBHOOK_RESULTS,
+    SCHEDULE_TICKS,
+    ANALYTICS_JOBS,
+    TABLE_APPENDS,
+)

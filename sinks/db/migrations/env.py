@@ -1,0 +1,25 @@
+"""Alembic environment: runs online against the URL the caller configured."""
+
+from __future__ import annotations
+
+from alembic import context
+
+from sinks.db.engine import make_engine
+from sinks.db.models import Base
+
+config = context.config
+url = config.get_main_option("sqlalchemy.url")
+if not url:
+    raise RuntimeError("sqlalchemy.url must be set")
+
+engine = make_engine(url)
+with engine.connect() as connection:
+    context.configure(
+        connection=connection,
+        target_metadata=Base.metadata,
+        render_as_batch=connection.dialect.name == "sqlite",
+        compare_type=True,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+engine.dispose()

@@ -1,0 +1,19 @@
+"""Errors the sinks raise; the ingress and the CLI map them to their own answers."""
+
+from __future__ import annotations
+
+
+class SinkError(Exception):
+    """Base of the errors below; the message is safe to show to the caller."""
+
+
+class NotFound(SinkError):
+    pass
+
+
+class Conflict(SinkError):
+    pass
+
+
+class BrokerUnavailable(SinkError):
+    pass

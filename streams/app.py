@@ -1,0 +1,47 @@
+"""The Faust app factory: one app per worker process, agents registered by area."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import faust
+
+from schemas.settings import Settings
+
+Area = Callable[[faust.App, Settings], None]
+
+
+def create_app(settings: Settings, *, areas: Sequence[Area] = (), app_id: str | None = None) -> faust.App:
+    """Build the app with timeouts that rebalance in about a second (Faust's 60 s defaults stall a join)."""
+    if not settings.kafka_bootstrap:
+        raise ValueError("the broker address must be resolved before the worker starts")
+    app = faust.App(
+        app_id or settings.worker_id,
+        broker=[f"kafka://{server}" for server in settings.kafka_bootstrap.split(",")],
+        store="memory://",
+        autodiscover=False,
+        web_enabled=False,
+        topic_partitions=settings.topic_partitions,
+        topic_replication_factor=settings.topic_replication,
+        topic_allow_declare=True,
+        broker_session_timeout=10,
+        broker_rebalance_timeout=10,
+        broker_heartbeat_interval=1,
+        broker_max_poll_records=50,
+        broker_commit_every=100,
+        broker_commit_interval=1.0,
+        consumer_auto_offset_reset="earliest",
+        producer_acks=-1,
+        producer_linger=0.002,
+        stream_wait_empty=True,
+    )
+    for register in areas:
+        register(app, settings)
+    return app
+
+
+def raw_topic(app: faust.App, settings: Settings, name: str) -> faust.TopicT:
+    """A topic of envelopes: raw bytes on the wire, parsed by the agent into ``Envelope``."""
+    return app.topic(
+        settings.topic(name), key_type=bytes, value_type=bytes, value_serializer="raw", key_serializer="raw"
+    )

@@ -1,0 +1,7 @@
+"""The agents each area registers on the worker's Faust app. An area is ``register(app, settings)``."""
+
+from __future__ import annotations
+
+from streams.app import Area
+
+AREAS: list[Area] = []

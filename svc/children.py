@@ -1,0 +1,56 @@
+"""Child processes that cannot outlive their parent, and an orderly way to stop them."""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import signal
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    # If `svc up` itself is killed (even with SIGKILL) the kernel sends SIGTERM to each child: no orphans.
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except OSError:
+        pass
+    # Own process group, so a terminal's Ctrl-C reaches only the supervisor, which stops children in order.
+    os.setpgid(0, 0)
+
+
+def spawn(
+    command: Sequence[str], *, log_path: Path | None = None, env: Mapping[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    output = open(log_path, "ab") if log_path is not None else None  # noqa: SIM115 - the child owns it
+    try:
+        return subprocess.Popen(  # noqa: S603 - commands are built by the supervisor, never from input
+            list(command),
+            stdout=output if output is not None else None,
+            stderr=subprocess.STDOUT if output is not None else None,
+            env=dict(env) if env is not None else None,
+            preexec_fn=_die_with_parent,
+            close_fds=True,
+        )
+    finally:
+        if output is not None:
+            output.close()
+
+
+def stop(process: subprocess.Popen[bytes], name: str, timeout_seconds: float) -> int | None:
+    """SIGTERM, wait for a graceful exit, then SIGKILL; returns the exit status."""
+    if process.poll() is not None:
+        return process.returncode
+    process.send_signal(signal.SIGTERM)
+    try:
+        return process.wait(timeout=timeout_seconds)
+    except subprocess.TimeoutExpired:
+        log.warning("child did not stop in time; killing it", extra={"child": name, "pid": process.pid})
+        process.kill()
+        return process.wait(timeout=5)

@@ -1,0 +1,42 @@
+"""The long-running roles: ``svc ingress`` and ``svc worker``."""
+
+from __future__ import annotations
+
+import logging
+
+import uvicorn
+
+from schemas.settings import Settings
+from streams.areas import AREAS
+
+log = logging.getLogger(__name__)
+
+
+def run_ingress(settings: Settings) -> None:
+    from ingress.app import create_app
+
+    if not settings.kafka_bootstrap:
+        raise SystemExit("svc ingress needs SVC_KAFKA_BOOTSTRAP (svc up sets it for its children)")
+    config = uvicorn.Config(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=int(settings.shutdown_timeout_seconds),
+        server_header=False,
+    )
+    uvicorn.Server(config).run()
+
+
+def run_worker(settings: Settings) -> None:
+    import faust
+
+    from streams.app import create_app
+
+    if not settings.kafka_bootstrap:
+        raise SystemExit("svc worker needs SVC_KAFKA_BOOTSTRAP (svc up sets it for its children)")
+    app = create_app(settings, areas=AREAS)
+    worker = faust.Worker(app, loglevel=settings.log_level.lower(), quiet=True, redirect_stdouts=False)
+    # Faust installs its own SIGTERM/SIGINT handlers: it stops the agents, commits offsets, then exits.
+    worker.execute_from_commandline()
