@@ -32,10 +32,11 @@ class ApiError(Exception):
         self.body = body
 
 
-class BodyTooLarge(Exception):
+class BodyTooLarge(StarletteHTTPException):
+    """An HTTP error, not a plain exception, so FastAPI's body parsing re-raises it rather than answer 400."""
+
     def __init__(self, limit: int) -> None:
-        super().__init__(limit)
-        self.limit = limit
+        super().__init__(413, f"Request body exceeds the limit of {limit} bytes")
 
 
 def error_response(status: int, errors: list[str], headers: dict[str, str] | None = None) -> JSONResponse:
@@ -69,10 +70,6 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         return error_response(exc.status_code, [str(exc.detail)], dict(exc.headers or {}))
-
-    @app.exception_handler(BodyTooLarge)
-    async def _too_large(_request: Request, exc: BodyTooLarge) -> JSONResponse:
-        return error_response(413, [f"Request body exceeds the limit of {exc.limit} bytes"])
 
     @app.exception_handler(BrokerUnavailable)
     async def _broker(_request: Request, exc: BrokerUnavailable) -> JSONResponse:

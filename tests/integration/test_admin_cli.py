@@ -1,0 +1,76 @@
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.processes import admin, run_svc, svc_env
+
+pytestmark = pytest.mark.integration
+
+
+def test_the_admin_contract(tmp_path: Path) -> None:
+    env = svc_env(tmp_path / "data")
+    company = admin("create-company", "--name", "Acme", "--admin-email", "boss@acme.test", env=env)
+    assert set(company) == {"companyId", "userId", "clientApiKey", "poweruserKey"}
+    assert company["poweruserKey"].startswith("pwrusr:")
+    user = admin("create-user", "--company-id", company["companyId"], "--email", "dev@acme.test", env=env)
+    assert set(user) == {"userId", "clientApiKey", "poweruserKey"}
+    tool = admin(
+        "create-resource",
+        "--company-id",
+        company["companyId"],
+        "--type",
+        "TOOL",
+        "--name",
+        "lookup",
+        "--endpoint",
+        "http://127.0.0.1:9/run",
+        env=env,
+    )
+    assert set(tool) == {"resourceId"}
+    granted = admin(
+        "grant", "--user-id", user["userId"], "--resource-id", tool["resourceId"], "--level", "WRITE", env=env
+    )
+    assert granted == {"granted": True}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("create-user", "--company-id", "0" * 32, "--email", "a@b.test"), "company 000"),
+        (("create-company", "--name", "Acme", "--admin-email", "nope"), "invalid email"),
+        (
+            (
+                "create-resource",
+                "--company-id",
+                "x",
+                "--type",
+                "TOOL",
+                "--name",
+                "t",
+                "--endpoint",
+                "ftp://x",
+            ),
+            "endpoint must be",
+        ),
+        (("grant", "--user-id", "u", "--resource-id", "r", "--level", "READ"), "user u not found"),
+        (("grant", "--user-id", "u", "--resource-id", "r", "--level", "OWNER"), "invalid choice"),
+        (("create-company", "--name", "Acme"), "--admin-email"),
+    ],
+)
+def test_errors_go_to_stderr_with_a_non_zero_exit(
+    tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
+    done = run_svc("admin", *args, env=svc_env(tmp_path / "data"))
+    assert done.returncode != 0
+    assert done.stdout == ""
+    assert message in done.stderr
+
+
+def test_duplicate_user_is_refused(tmp_path: Path) -> None:
+    env = svc_env(tmp_path / "data")
+    company = admin("create-company", "--name", "Acme", "--admin-email", "boss@acme.test", env=env)
+    done = run_svc(
+        "admin", "create-user", "--company-id", company["companyId"], "--email", "BOSS@acme.test", env=env
+    )
+    assert done.returncode == 1
+    assert "already exists" in done.stderr

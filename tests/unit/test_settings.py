@@ -1,0 +1,54 @@
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from schemas.settings import DEV_SECRET_KEY, Settings
+
+pytestmark = pytest.mark.unit
+
+
+def test_defaults_match_the_readme(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in (
+        "SVC_HOST",
+        "SVC_PORT",
+        "SVC_DATA_DIR",
+        "SVC_DATABASE_URL",
+        "SVC_KAFKA_BOOTSTRAP",
+        "SVC_WAREHOUSE",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    settings = Settings()
+    assert (settings.host, settings.port) == ("127.0.0.1", 8080)
+    assert settings.data_dir == Path(".svc")
+    assert settings.resolved_database_url == f"sqlite:///{Path('.svc/svc.db').resolve()}"
+    assert settings.resolved_warehouse == str(Path(".svc/warehouse").resolve())
+    assert settings.embedded_broker
+
+
+def test_environment_prefix(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("SVC_PORT", "9999")
+    monkeypatch.setenv("SVC_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("SVC_KAFKA_BOOTSTRAP", "broker:9092")
+    monkeypatch.setenv("SVC_DATABASE_URL", "postgresql://u:p@db/svc")
+    settings = Settings()
+    assert settings.port == 9999
+    assert settings.resolved_database_url == "postgresql://u:p@db/svc"
+    assert not settings.embedded_broker
+    assert settings.topic("webhook.deliveries") == "svc.webhook.deliveries"
+
+
+def test_production_refuses_the_default_secret() -> None:
+    with pytest.raises(ValidationError, match="SVC_SECRET_KEY"):
+        Settings(environment="production", secret_key=DEV_SECRET_KEY)
+    assert Settings(environment="production", secret_key="x" * 32).secret_key == "x" * 32
+
+
+def test_settings_are_frozen_and_validated() -> None:
+    settings = Settings()
+    with pytest.raises(ValidationError):
+        settings.port = 1  # type: ignore[misc]
+    with pytest.raises(ValidationError):
+        Settings(port=70000)
+    with pytest.raises(ValidationError):
+        Settings(secret_key="short")
