@@ -45,3 +45,15 @@ def configure(level: str = "INFO", role: str = "svc") -> None:
     logging.getLogger("svc").info("logging configured", extra={"role": role})
     # aiokafka logs every reconnect attempt at WARNING/ERROR while a broker starts; keep the signal readable.
     logging.getLogger("aiokafka").setLevel(max(logging.WARNING, root.level))
+
+
+def dict_config(level: str = "INFO") -> dict[str, Any]:
+    """The same JSON format as a ``logging.config.dictConfig`` (Faust's worker configures logging from one)."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": f"{__name__}.JsonFormatter"}},
+        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}},
+        "root": {"level": level.upper(), "handlers": ["stderr"]},
+        "loggers": {"aiokafka": {"level": "WARNING"}},
+    }

@@ -8,6 +8,7 @@ import uvicorn
 
 from schemas.settings import Settings
 from streams.areas import AREAS
+from svc import logs
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,12 @@ def run_worker(settings: Settings) -> None:
     if not settings.kafka_bootstrap:
         raise SystemExit("svc worker needs SVC_KAFKA_BOOTSTRAP (svc up sets it for its children)")
     app = create_app(settings, areas=AREAS)
-    worker = faust.Worker(app, loglevel=settings.log_level.lower(), quiet=True, redirect_stdouts=False)
+    worker = faust.Worker(
+        app,
+        loglevel=settings.log_level.lower(),
+        logging_config=logs.dict_config(settings.log_level),
+        quiet=True,
+        redirect_stdouts=False,
+    )
     # Faust installs its own SIGTERM/SIGINT handlers: it stops the agents, commits offsets, then exits.
     worker.execute_from_commandline()
