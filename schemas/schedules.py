@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 __all__ = [
     "MAX_EVERY_VALUE",
+    "ONCE_YEAR_MAX",
+    "ONCE_YEAR_MIN",
     "CronConfig",
     "CronSpec",
     "EveryConfig",
@@ -34,6 +36,8 @@ EveryUnit = Literal["MINUTES", "HOURS", "DAYS"]
 # Large enough for any real schedule, small enough that anchor + k * interval stays far from
 # datetime's year-9999 ceiling for the lifetime of an event.
 MAX_EVERY_VALUE = 1_000_000
+
+ONCE_YEAR_MIN, ONCE_YEAR_MAX = 1970, 2199
 
 # Names that resolve on some hosts but do not name a real IANA zone: "localtime" follows the
 # host's clock, and "Factory" is a placeholder zone.
@@ -106,6 +110,10 @@ class OnceConfig(_Wire):
                 "at must be a local datetime without offset (e.g. 2027-01-01T09:00:00); "
                 "put the zone in 'timezone'"
             )
+        # The same window as the cron year field; it also keeps zone conversions away from
+        # datetime's limits.
+        if not ONCE_YEAR_MIN <= value.year <= ONCE_YEAR_MAX:
+            raise ValueError(f"at must be between the years {ONCE_YEAR_MIN} and {ONCE_YEAR_MAX}")
         return value
 
     @field_validator("timezone")

@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 
 from streams.schedules.aws_cron_parse import (
     YEAR_MAX,
+    YEAR_MIN,
     CronFields,
     CronSyntaxError,
     DayOfMonthRule,
@@ -28,6 +29,7 @@ from streams.schedules.aws_cron_parse import (
 __all__ = ["AwsCron", "CronSyntaxError", "parse_aws_cron"]
 
 _MINUTE = timedelta(minutes=1)
+_EARLIEST = datetime(YEAR_MIN - 1, 12, 30, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,11 @@ class AwsCron:
         """
         if after.tzinfo is None:
             raise ValueError("after must be a timezone-aware datetime")
-        local = after.astimezone(tz)
+        if after.year > YEAR_MAX:
+            return None
+        # Clamping keeps datetime(1, 1, 1) and friends from overflowing in the zone conversion;
+        # nothing can fire before YEAR_MIN anyway.
+        local = max(after, _EARLIEST).astimezone(tz)
         if local.year > YEAR_MAX:
             return None
         cursor = local.replace(second=0, microsecond=0, fold=0) + _MINUTE
