@@ -12,7 +12,7 @@ from prometheus_client import CollectorRegistry
 from ingress import errors
 from ingress.middleware import EdgeMiddleware, HttpMetrics
 from ingress.ratelimit import RateLimiter
-from ingress.routes import health, identity
+from ingress.routes import custom_webhooks, health, identity
 from ingress.state import Services
 from schemas.settings import Settings
 from sinks.db.engine import make_engine, make_sessions
@@ -54,6 +54,7 @@ def create_app(settings: Settings) -> FastAPI:
     errors.install(app)
     app.include_router(health.router)
     app.include_router(identity.router)
+    app.include_router(custom_webhooks.router)
     app.add_middleware(
         EdgeMiddleware, max_body_bytes=settings.max_request_bytes, metrics=HttpMetrics(registry)
     )

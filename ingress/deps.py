@@ -32,7 +32,8 @@ def db_session(svc: Svc) -> Iterator[Session]:
         yield session
 
 
-DbSession = Annotated[Session, Depends(db_session)]
+# scope="function": the commit happens before the response is sent, so a 2xx always means committed.
+DbSession = Annotated[Session, Depends(db_session, scope="function")]
 
 
 def presented_key(request: Request) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from sinks.exceptions import BrokerUnavailable
@@ -48,11 +49,15 @@ def _location(loc: tuple[Any, ...]) -> str:
     return ".".join(parts) or "body"
 
 
-def validation_messages(exc: RequestValidationError) -> list[str]:
+def messages_of(exc: RequestValidationError | ValidationError, *, prefix: str = "") -> list[str]:
+    """One readable message per problem: ``field.path: what is wrong``."""
     messages = []
     for error in exc.errors():
         message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
-        messages.append(f"{_location(tuple(error.get('loc', ())))}: {message}")
+        location = _location(tuple(error.get("loc", ())))
+        if prefix:
+            location = prefix if location == "body" else f"{prefix}.{location}"
+        messages.append(f"{location}: {message}")
     return messages or ["Invalid request"]
 
 
@@ -65,7 +70,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        return error_response(400, validation_messages(exc))
+        return error_response(400, messages_of(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
@@ -16,3 +18,12 @@ class RequestModel(WireModel):
     """Requests: unknown fields are refused so a typo never silently does nothing."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+
+
+def iso_utc(moment: datetime | None) -> str | None:
+    """The interface's timestamp: ISO-8601 in UTC without an offset, to the millisecond."""
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        raise ValueError("naive datetime refused: use timezone-aware UTC")
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds")

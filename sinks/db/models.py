@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Boolean, DateTime, ForeignKey, Index, MetaData, String, UniqueConstraint
+from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, MetaData, String, Text, UniqueConstraint
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -106,3 +106,102 @@ class ResourceGrant(Base):
     company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"))
     level: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Webhook(Base):
+    __tablename__ = "webhooks"
+    __table_args__ = (Index("ix_webhooks_company_owner", "company_id", "owner_id"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"))
+    owner_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(200))
+    config_json: Mapped[str] = mapped_column(Text)
+    is_enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    sharing_level: Mapped[str] = mapped_column(String(20), default="PRIVATE")
+    company_permission_level: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class WebhookKey(Base):
+    """The one dedicated key of a webhook; a refresh replaces the row, so the old key id stops existing."""
+
+    __tablename__ = "webhook_keys"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    webhook_id: Mapped[str] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"), unique=True)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), index=True)
+    secret_digest: Mapped[str] = mapped_column(String(64))
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class WebhookShare(Base):
+    __tablename__ = "webhook_shares"
+    __table_args__ = (Index("ix_webhook_shares_company_user", "company_id", "user_id"),)
+
+    webhook_id: Mapped[str] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"))
+    access_level: Mapped[str] = mapped_column(String(16))
+
+
+class WebhookPayload(Base):
+    """A delivery's raw request, stored once and shared by every attempt of the delivery."""
+
+    __tablename__ = "webhook_payloads"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), index=True)
+    webhook_id: Mapped[str] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"), index=True)
+    request_payload: Mapped[str] = mapped_column(Text)
+    request_headers: Mapped[str] = mapped_column(Text)
+
+
+class WebhookExecution(Base):
+    """One attempt of one delivery (history entry). Listing reads only the indexed columns plus one page."""
+
+    __tablename__ = "webhook_executions"
+    __table_args__ = (
+        Index("ix_webhook_executions_history", "company_id", "webhook_id", "queued_at", "id"),
+        Index(
+            "ix_webhook_executions_status_history", "company_id", "webhook_id", "status", "queued_at", "id"
+        ),
+        Index("ix_webhook_executions_execution", "execution_id", "attempt_number"),
+        Index("ix_webhook_executions_pending", "status", "queued_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    execution_id: Mapped[str] = mapped_column(String(32))
+    webhook_id: Mapped[str] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"))
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"))
+    payload_id: Mapped[str] = mapped_column(ForeignKey("webhook_payloads.id", ondelete="CASCADE"), index=True)
+    attempt_number: Mapped[int] = mapped_column(Integer, default=1)
+    status: Mapped[str] = mapped_column(String(20))
+    resource_type: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    resource_id: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    queued_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    duration_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    webhook_name: Mapped[str] = mapped_column(String(200))
+    http_method: Mapped[str] = mapped_column(String(10))
+    source_ip: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    transform_type: Mapped[str] = mapped_column(String(16))
+    transformed_variables: Mapped[str | None] = mapped_column(Text, nullable=True)
+    transform_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    resource_request_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    resource_response_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class WebhookExecutionCount(Base):
+    """History entries per webhook and status, kept in the same transaction as every entry change, so the
+    history's totalElements never needs a COUNT over millions of rows."""
+
+    __tablename__ = "webhook_execution_counts"
+
+    webhook_id: Mapped[str] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"), primary_key=True)
+    status: Mapped[str] = mapped_column(String(20), primary_key=True)
+    entries: Mapped[int] = mapped_column(Integer, default=0)

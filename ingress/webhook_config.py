@@ -1,0 +1,86 @@
+"""Validation of a webhook configuration beyond its shape: compiled expressions and scripts, and handler
+resources that exist in the caller's company and that the caller may use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy.orm import Session
+from streams.webhooks.transform import TransformConfigError, compile_jsonpath_mappings
+
+from ingress.errors import ApiError, messages_of
+from schemas.admin import Principal
+from schemas.enums import AccessLevel
+from schemas.webhooks import WebhookConfig, WebhookResourceType
+from sinks.db import resources
+from streams.scripting.sandbox import ScriptError, compile_check
+
+NAME_REQUIRED = "Webhook must have a name in the configuration"
+VALIDATION_ARGS = ("headers", "body", "queryParams")
+TRANSFORM_ARGS = ("payload", "headers", "queryParams")
+# Using a handler from a webhook needs at least this level on it (company admins hold ADMIN on everything).
+USE_LEVEL = AccessLevel.READ
+
+
+def parse_config(raw: dict[str, Any]) -> WebhookConfig:
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ApiError(400, NAME_REQUIRED)
+    try:
+        return WebhookConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ApiError(400, *messages_of(exc, prefix="webhookConfig")) from exc
+
+
+def _script_problems(config: WebhookConfig) -> list[str]:
+    problems = []
+    validation = config.validation_config
+    if validation.validation_script:
+        try:
+            compile_check(validation.validation_script, VALIDATION_ARGS)
+        except ScriptError as exc:
+            problems.append(f"webhookConfig.validationConfig.validationScript: {exc}")
+    transform = config.payload_transform_config
+    if transform.transform_script:
+        try:
+            compile_check(transform.transform_script, TRANSFORM_ARGS)
+        except ScriptError as exc:
+            problems.append(f"webhookConfig.payloadTransformConfig.transformScript: {exc}")
+    if transform.json_path_mappings:
+        try:
+            compile_jsonpath_mappings(transform.json_path_mappings)
+        except TransformConfigError as exc:
+            problems.append(f"webhookConfig.payloadTransformConfig.jsonPathMappings: {exc}")
+    return problems
+
+
+def _check_handler(session: Session, caller: Principal, config: WebhookConfig) -> None:
+    execution = config.resource_execution_config
+    if (
+        execution is None
+        or execution.resource_type is WebhookResourceType.SVCDB
+        or execution.resource_id is None
+    ):
+        return
+    kind = execution.resource_type.value
+    handler = resources.get_handler(session, caller.company_id, execution.resource_id)
+    if handler is None or handler.type != kind:
+        raise ApiError(
+            400, f"Target resource does not belong to your company: {kind} (ID: {execution.resource_id})"
+        )
+    level = resources.access_level(session, caller.company_id, caller.user_id, handler.id)
+    if level is None or not level.allows(USE_LEVEL):
+        raise ApiError(
+            403, f"API key does not have permission to access the target {kind} (ID: {handler.id})"
+        )
+
+
+def validated_config(session: Session, caller: Principal, raw: dict[str, Any]) -> dict[str, Any]:
+    """The configuration as it is stored and returned: validated, with the documented defaults filled in."""
+    config = parse_config(raw)
+    problems = _script_problems(config)
+    if problems:
+        raise ApiError(400, *problems)
+    _check_handler(session, caller, config)
+    return config.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -1,0 +1,103 @@
+"""Webhook execution history: one row per attempt, a shared payload row, and per-status entry counts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, cast
+
+from sqlalchemy import Table, func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session
+
+from schemas.webhooks import ExecutionStatus
+from sinks import credentials
+from sinks.db.models import WebhookExecution, WebhookExecutionCount, WebhookPayload
+
+
+def _bump(session: Session, webhook_id: str, status: str, delta: int) -> None:
+    values = {"webhook_id": webhook_id, "status": status, "entries": delta}
+    table = cast(Table, WebhookExecutionCount.__table__)
+    conflict: dict[str, Any] = {
+        "index_elements": ["webhook_id", "status"],
+        "set_": {"entries": table.c.entries + delta},
+    }
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(pg_insert(table).values(values).on_conflict_do_update(**conflict))
+    else:
+        session.execute(sqlite_insert(table).values(values).on_conflict_do_update(**conflict))
+
+
+def store_payload(session: Session, company_id: str, webhook_id: str, payload: str, headers_json: str) -> str:
+    payload_id = credentials.new_id()
+    session.add(
+        WebhookPayload(
+            id=payload_id,
+            company_id=company_id,
+            webhook_id=webhook_id,
+            request_payload=payload,
+            request_headers=headers_json,
+        )
+    )
+    session.flush()
+    return payload_id
+
+
+def add_entry(session: Session, entry: WebhookExecution) -> WebhookExecution:
+    """Insert one attempt's history entry and count it."""
+    entry.id = entry.id or credentials.new_id()
+    session.add(entry)
+    session.flush()
+    _bump(session, entry.webhook_id, entry.status, 1)
+    return entry
+
+
+def set_status(session: Session, entry: WebhookExecution, status: ExecutionStatus) -> None:
+    """Move an entry to a new status, keeping the counts exact (the caller sets the other fields)."""
+    if entry.status == status.value:
+        return
+    _bump(session, entry.webhook_id, entry.status, -1)
+    _bump(session, entry.webhook_id, status.value, 1)
+    entry.status = status.value
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    entry: WebhookExecution
+    request_payload: str
+    request_headers: str
+
+
+def count(session: Session, webhook_id: str, status: ExecutionStatus | None) -> int:
+    query = select(func.coalesce(func.sum(WebhookExecutionCount.entries), 0)).where(
+        WebhookExecutionCount.webhook_id == webhook_id
+    )
+    if status is not None:
+        query = query.where(WebhookExecutionCount.status == status.value)
+    return int(session.scalar(query) or 0)
+
+
+def history_page(
+    session: Session, company_id: str, webhook_id: str, status: ExecutionStatus | None, page: int, size: int
+) -> list[HistoryRow]:
+    """Newest first. The page's ids come from the covering index alone; only those rows are then read."""
+    ids_query = select(WebhookExecution.id).where(
+        WebhookExecution.company_id == company_id, WebhookExecution.webhook_id == webhook_id
+    )
+    if status is not None:
+        ids_query = ids_query.where(WebhookExecution.status == status.value)
+    ids_query = (
+        ids_query.order_by(WebhookExecution.queued_at.desc(), WebhookExecution.id.desc())
+        .limit(size)
+        .offset(page * size)
+    )
+    ids = list(session.scalars(ids_query))
+    if not ids:
+        return []
+    rows = session.execute(
+        select(WebhookExecution, WebhookPayload.request_payload, WebhookPayload.request_headers)
+        .join(WebhookPayload, WebhookPayload.id == WebhookExecution.payload_id)
+        .where(WebhookExecution.company_id == company_id, WebhookExecution.id.in_(ids))
+    )
+    by_id = {row[0].id: HistoryRow(row[0], row[1], row[2]) for row in rows}
+    return [by_id[entry_id] for entry_id in ids if entry_id in by_id]
