@@ -12,10 +12,11 @@ from prometheus_client import CollectorRegistry
 from ingress import errors
 from ingress.middleware import EdgeMiddleware, HttpMetrics
 from ingress.ratelimit import RateLimiter
-from ingress.routes import custom_webhooks, health, identity
+from ingress.routes import custom_webhooks, health, identity, webhook_trigger
 from ingress.state import Services
 from schemas.settings import Settings
 from sinks.db.engine import make_engine, make_sessions
+from sinks.db.group_commit import GroupCommitter
 from sinks.kafka import Publisher
 
 log = logging.getLogger(__name__)
@@ -27,20 +28,28 @@ def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = make_engine(settings.resolved_database_url)
+        sessions = make_sessions(engine)
         publisher = Publisher(settings)
         await publisher.start()
+        committer = GroupCommitter(sessions, name="ingress-commit")
+        committer.start()
         app.state.services = Services(
             settings=settings,
             engine=engine,
-            sessions=make_sessions(engine),
+            sessions=sessions,
             publisher=publisher,
             limiter=RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_per_day),
+            webhook_limiter=RateLimiter(
+                settings.webhook_rate_limit_per_minute, settings.webhook_rate_limit_per_day
+            ),
+            committer=committer,
             registry=registry,
         )
         log.info("ingress ready", extra={"host": settings.host, "port": settings.port})
         try:
             yield
         finally:
+            committer.stop()
             await publisher.stop()
             engine.dispose()
             log.info("ingress stopped")
@@ -55,6 +64,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(health.router)
     app.include_router(identity.router)
     app.include_router(custom_webhooks.router)
+    app.include_router(webhook_trigger.router)
     app.add_middleware(
         EdgeMiddleware, max_body_bytes=settings.max_request_bytes, metrics=HttpMetrics(registry)
     )

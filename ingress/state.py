@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from ingress.ratelimit import RateLimiter
 from schemas.settings import Settings
+from sinks.db.group_commit import GroupCommitter
 from sinks.kafka import Publisher
 
 
@@ -20,4 +21,6 @@ class Services:
     sessions: sessionmaker[Session]
     publisher: Publisher
     limiter: RateLimiter
+    webhook_limiter: RateLimiter
+    committer: GroupCommitter
     registry: CollectorRegistry

@@ -37,6 +37,8 @@ class Settings(BaseSettings):
 
     rate_limit_per_minute: int = Field(600, ge=1)
     rate_limit_per_day: int = Field(200_000, ge=1)
+    webhook_rate_limit_per_minute: int = Field(120_000, ge=1)
+    webhook_rate_limit_per_day: int = Field(50_000_000, ge=1)
     max_request_bytes: int = Field(10 * 1024 * 1024 + 64 * 1024, ge=1024)
 
     log_level: str = "INFO"

@@ -324,6 +324,7 @@ class ExecutionDetails(WireModel):
     http_method: str
     source_ip: str | None
     request_headers: str
+    request_query_params: str | None = None
     request_payload: str
     transform_type: str
     transformed_variables: str | None

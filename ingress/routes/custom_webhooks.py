@@ -200,6 +200,7 @@ def _entry(row: HistoryRow) -> ExecutionEntry:
             http_method=entry.http_method,
             source_ip=entry.source_ip,
             request_headers=row.request_headers,
+            request_query_params=row.request_query_params,
             request_payload=row.request_payload,
             transform_type=entry.transform_type,
             transformed_variables=entry.transformed_variables,

@@ -15,7 +15,7 @@ from sinks import credentials
 from sinks.db.models import WebhookExecution, WebhookExecutionCount, WebhookPayload
 
 
-def _bump(session: Session, webhook_id: str, status: str, delta: int) -> None:
+def bump(session: Session, webhook_id: str, status: str, delta: int) -> None:
     values = {"webhook_id": webhook_id, "status": status, "entries": delta}
     table = cast(Table, WebhookExecutionCount.__table__)
     conflict: dict[str, Any] = {
@@ -28,7 +28,14 @@ def _bump(session: Session, webhook_id: str, status: str, delta: int) -> None:
         session.execute(sqlite_insert(table).values(values).on_conflict_do_update(**conflict))
 
 
-def store_payload(session: Session, company_id: str, webhook_id: str, payload: str, headers_json: str) -> str:
+def store_payload(
+    session: Session,
+    company_id: str,
+    webhook_id: str,
+    payload: str,
+    headers_json: str,
+    query_json: str | None = None,
+) -> str:
     payload_id = credentials.new_id()
     session.add(
         WebhookPayload(
@@ -37,6 +44,7 @@ def store_payload(session: Session, company_id: str, webhook_id: str, payload: s
             webhook_id=webhook_id,
             request_payload=payload,
             request_headers=headers_json,
+            request_query_params=query_json,
         )
     )
     session.flush()
@@ -48,7 +56,7 @@ def add_entry(session: Session, entry: WebhookExecution) -> WebhookExecution:
     entry.id = entry.id or credentials.new_id()
     session.add(entry)
     session.flush()
-    _bump(session, entry.webhook_id, entry.status, 1)
+    bump(session, entry.webhook_id, entry.status, 1)
     return entry
 
 
@@ -56,8 +64,8 @@ def set_status(session: Session, entry: WebhookExecution, status: ExecutionStatu
     """Move an entry to a new status, keeping the counts exact (the caller sets the other fields)."""
     if entry.status == status.value:
         return
-    _bump(session, entry.webhook_id, entry.status, -1)
-    _bump(session, entry.webhook_id, status.value, 1)
+    bump(session, entry.webhook_id, entry.status, -1)
+    bump(session, entry.webhook_id, status.value, 1)
     entry.status = status.value
 
 
@@ -66,6 +74,7 @@ class HistoryRow:
     entry: WebhookExecution
     request_payload: str
     request_headers: str
+    request_query_params: str | None
 
 
 def count(session: Session, webhook_id: str, status: ExecutionStatus | None) -> int:
@@ -95,9 +104,14 @@ def history_page(
     if not ids:
         return []
     rows = session.execute(
-        select(WebhookExecution, WebhookPayload.request_payload, WebhookPayload.request_headers)
+        select(
+            WebhookExecution,
+            WebhookPayload.request_payload,
+            WebhookPayload.request_headers,
+            WebhookPayload.request_query_params,
+        )
         .join(WebhookPayload, WebhookPayload.id == WebhookExecution.payload_id)
         .where(WebhookExecution.company_id == company_id, WebhookExecution.id.in_(ids))
     )
-    by_id = {row[0].id: HistoryRow(row[0], row[1], row[2]) for row in rows}
+    by_id = {row[0].id: HistoryRow(row[0], row[1], row[2], row[3]) for row in rows}
     return [by_id[entry_id] for entry_id in ids if entry_id in by_id]

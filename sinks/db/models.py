@@ -157,6 +157,7 @@ class WebhookPayload(Base):
     webhook_id: Mapped[str] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"), index=True)
     request_payload: Mapped[str] = mapped_column(Text)
     request_headers: Mapped[str] = mapped_column(Text)
+    request_query_params: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class WebhookExecution(Base):
@@ -169,7 +170,7 @@ class WebhookExecution(Base):
             "ix_webhook_executions_status_history", "company_id", "webhook_id", "status", "queued_at", "id"
         ),
         Index("ix_webhook_executions_execution", "execution_id", "attempt_number"),
-        Index("ix_webhook_executions_pending", "status", "queued_at"),
+        Index("ix_webhook_executions_pending", "status", "dispatched_at", "available_at"),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -194,6 +195,10 @@ class WebhookExecution(Base):
     resource_request_json: Mapped[str | None] = mapped_column(Text, nullable=True)
     resource_response_json: Mapped[str | None] = mapped_column(Text, nullable=True)
     error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # When this attempt may run (a retry waits here, in the DB, not in a partition) and when a record for it
+    # was last handed to Kafka (NULL: not yet; the worker's sweeper publishes it once it is due).
+    available_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    dispatched_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class WebhookExecutionCount(Base):

@@ -30,6 +30,7 @@ DETAIL_FIELDS = {
     "sourceIp",
     "requestHeaders",
     "requestPayload",
+    "requestQueryParams",  # an addition to the spec: the query parameters, key redacted
     "transformType",
     "transformedVariables",
     "transformError",

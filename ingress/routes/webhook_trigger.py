@@ -1,0 +1,172 @@
+"""The public trigger: ``{base_url}/clients/custom-webhooks?resourceId=<id>``, GET/POST/PUT/PATCH/DELETE.
+
+Authenticate (401 ``{"error": ...}`` in the spec's order) → validation script → transform (synchronous; a
+failure is 500 and a TRANSFORM_FAILED entry) → the QUEUED entry (group commit) → the Kafka record
+(``acks=all``) → 202. The handler runs later in a worker; its outcome is only in the history.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from ingress.deps import Svc
+from ingress.state import Services
+from ingress.trigger_auth import TriggerRejected, check_key, check_target, presented_key, webhook_id_from
+from schemas.deliveries import DELIVERY_TYPE, ExecuteWebhookResponse
+from schemas.envelopes import Envelope
+from schemas.topics import WEBHOOK_DELIVERIES
+from sinks.db import deliveries
+from sinks.db.deliveries import Delivery, TriggerTarget
+from sinks.exceptions import BrokerUnavailable
+from streams.scripting.sandbox import ScriptError, run_validation
+from streams.webhooks.transform import TransformError, apply_transform
+
+router = APIRouter(tags=["webhook trigger"])
+
+TRIGGER_PATH = "/clients/custom-webhooks"
+MAX_BODY_BYTES = 10 * 1024 * 1024
+REDACTED = "[REDACTED]"
+
+
+def _answer(status: int, response: ExecuteWebhookResponse) -> JSONResponse:
+    return JSONResponse(response.model_dump(by_alias=True), status_code=status)
+
+
+def _headers(request: Request) -> dict[str, str]:
+    """Header names in lower case; a repeated header's values joined with ', ' (as HTTP allows)."""
+    merged: dict[str, str] = {}
+    for name, value in request.headers.items():
+        merged[name] = f"{merged[name]}, {value}" if name in merged else value
+    return merged
+
+
+def _redacted(values: dict[str, str]) -> str:
+    return json.dumps({k: REDACTED if k.lower() == "authorization" else v for k, v in values.items()})
+
+
+def _authenticate(svc: Services, webhook_id: str, key: str | None) -> TriggerTarget:
+    with svc.sessions() as session:
+        target = check_target(deliveries.load_target(session, webhook_id))
+        check_key(target, key, lambda key_id: deliveries.key_owner(session, key_id))
+    return target
+
+
+def _resource(config: dict[str, Any]) -> tuple[str | None, str | None]:
+    execution = config.get("resourceExecutionConfig") or {}
+    kind = execution.get("resourceType")
+    if kind == "SVCDB":
+        return kind, (execution.get("svcDbConfig") or {}).get("targetTableId")
+    return kind, execution.get("resourceId")
+
+
+async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
+    query = dict(request.query_params)
+    headers = _headers(request)
+    try:
+        webhook_id = webhook_id_from(query)
+        target = await run_in_threadpool(_authenticate, svc, webhook_id, presented_key(headers, query))
+    except TriggerRejected as rejected:
+        return JSONResponse({"error": rejected.message}, status_code=401)
+
+    decision = svc.webhook_limiter.hit(target.key_id or target.webhook_id, time.time())
+    request.state.rate_headers = decision.headers()
+    if not decision.allowed:
+        response = _answer(
+            429,
+            ExecuteWebhookResponse(
+                success=False,
+                message="Rate limit exceeded",
+                webhook_id=target.webhook_id,
+                errors=["Rate limit exceeded"],
+            ),
+        )
+        response.headers["Retry-After"] = str(decision.retry_after)
+        return response
+
+    raw = await request.body()
+    if len(raw) > MAX_BODY_BYTES:
+        message = f"Request body exceeds the limit of {MAX_BODY_BYTES} bytes"
+        return _answer(
+            413,
+            ExecuteWebhookResponse(
+                success=False, message=message, webhook_id=target.webhook_id, errors=[message]
+            ),
+        )
+    body = raw.decode("utf-8", errors="replace")
+
+    validation = target.config.get("validationConfig") or {}
+    if validation.get("enableValidation") and validation.get("validationScript"):
+        try:
+            outcome = await run_in_threadpool(
+                run_validation, validation["validationScript"], headers, body, query
+            )
+        except ScriptError as exc:
+            return JSONResponse({"error": f"Webhook validation failed: {exc}"}, status_code=401)
+        if not outcome.valid:
+            return JSONResponse({"error": outcome.message}, status_code=401)
+
+    transform_config = target.config.get("payloadTransformConfig") or {}
+    transform_type = str(transform_config.get("transformType") or "JSONPATH")
+    variables: dict[str, str] | None = None
+    transform_error: str | None = None
+    try:
+        variables = await run_in_threadpool(apply_transform, transform_config, body, headers, query)
+    except TransformError as exc:
+        transform_error = str(exc)
+
+    resource_type, resource_id = _resource(target.config)
+    delivery = Delivery(
+        execution_id=uuid.uuid4().hex,
+        target=target,
+        http_method=request.method,
+        source_ip=request.client.host if request.client else None,
+        headers_json=_redacted(headers),
+        query_json=_redacted(query),
+        payload=body,
+        transform_type=transform_type,
+        variables_json=json.dumps(variables) if variables is not None else None,
+        transform_error=transform_error,
+        resource_type=resource_type,
+        resource_id=resource_id,
+        received_at=datetime.now(UTC),
+    )
+    task = await svc.committer.run(lambda session: deliveries.record_delivery(session, delivery))
+    ids = {"execution_id": delivery.execution_id, "webhook_id": target.webhook_id}
+    if transform_error is not None:
+        message = f"Payload transform failed: {transform_error}"
+        return _answer(500, ExecuteWebhookResponse(success=False, message=message, errors=[message], **ids))
+
+    try:
+        envelope = Envelope(type=DELIVERY_TYPE, payload=task.model_dump(by_alias=True))
+        await svc.publisher.publish(WEBHOOK_DELIVERIES, envelope, key=delivery.execution_id)
+    except BrokerUnavailable as exc:
+        message = "The delivery could not be queued; retry later"
+        reason = f"{message}: {exc}"
+        await svc.committer.run(
+            lambda session: deliveries.mark_not_queued(session, task.entry_id, reason, datetime.now(UTC))
+        )
+        return _answer(500, ExecuteWebhookResponse(success=False, message=message, errors=[message], **ids))
+    return _answer(
+        202, ExecuteWebhookResponse(success=True, message="Webhook received and queued for processing", **ids)
+    )
+
+
+for _method in ("GET", "POST", "PUT", "PATCH", "DELETE"):
+    router.add_api_route(
+        TRIGGER_PATH,
+        trigger_webhook,
+        methods=[_method],
+        status_code=202,
+        response_model=ExecuteWebhookResponse,
+        operation_id=f"trigger_webhook_{_method.lower()}",
+        summary="Deliver an event to a custom webhook",
+        responses={401: {"description": 'Authentication failed: {"error": "..."}'}},
+    )

@@ -1,0 +1,290 @@
+"""The delivery pipeline's writes: the QUEUED record, claims, results, retries and the reconciler's sweeps.
+
+Each function is one unit of work for a :class:`~sinks.db.group_commit.GroupCommitter` (it takes a session
+and never commits itself). Status moves are compare-and-set on the current status, so a redelivered Kafka
+record or a second worker never runs the same attempt twice.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from schemas.deliveries import DeliveryTask
+from schemas.webhooks import ExecutionStatus
+from sinks import credentials
+from sinks.db import executions
+from sinks.db.models import Webhook, WebhookExecution, WebhookKey
+
+QUEUED, PROCESSING = ExecutionStatus.QUEUED.value, ExecutionStatus.PROCESSING.value
+
+
+@dataclass(frozen=True)
+class TriggerTarget:
+    webhook_id: str
+    company_id: str
+    name: str
+    is_enabled: bool
+    config: dict[str, Any]
+    key_id: str | None
+    key_digest: str | None
+    key_enabled: bool
+
+
+def load_target(session: Session, webhook_id: str) -> TriggerTarget | None:
+    """The public trigger knows only the webhook id; the webhook row names its company."""
+    row = session.execute(
+        select(Webhook, WebhookKey)
+        .outerjoin(
+            WebhookKey, (WebhookKey.webhook_id == Webhook.id) & (WebhookKey.company_id == Webhook.company_id)
+        )
+        .where(Webhook.id == webhook_id)
+    ).first()
+    if row is None:
+        return None
+    webhook, key = row
+    return TriggerTarget(
+        webhook_id=webhook.id,
+        company_id=webhook.company_id,
+        name=webhook.name,
+        is_enabled=webhook.is_enabled,
+        config=json.loads(webhook.config_json),
+        key_id=key.id if key else None,
+        key_digest=key.secret_digest if key else None,
+        key_enabled=bool(key and key.enabled),
+    )
+
+
+def key_owner(session: Session, key_id: str) -> str | None:
+    return session.scalar(select(WebhookKey.webhook_id).where(WebhookKey.id == key_id))
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What the trigger endpoint knows about one accepted (or transform-failed) request."""
+
+    execution_id: str
+    target: TriggerTarget
+    http_method: str
+    source_ip: str | None
+    headers_json: str
+    query_json: str
+    payload: str
+    transform_type: str
+    variables_json: str | None
+    transform_error: str | None
+    resource_type: str | None
+    resource_id: str | None
+    received_at: datetime
+
+
+def record_delivery(session: Session, delivery: Delivery) -> DeliveryTask:
+    """Write the first attempt: QUEUED (dispatched now) or, when the transform failed, TRANSFORM_FAILED."""
+    target = delivery.target
+    payload_id = executions.store_payload(
+        session,
+        target.company_id,
+        target.webhook_id,
+        delivery.payload,
+        delivery.headers_json,
+        delivery.query_json,
+    )
+    failed = delivery.transform_error is not None
+    entry = executions.add_entry(
+        session,
+        WebhookExecution(
+            id=credentials.new_id(),
+            execution_id=delivery.execution_id,
+            webhook_id=target.webhook_id,
+            company_id=target.company_id,
+            payload_id=payload_id,
+            attempt_number=1,
+            status=ExecutionStatus.TRANSFORM_FAILED.value if failed else QUEUED,
+            resource_type=delivery.resource_type,
+            resource_id=delivery.resource_id,
+            queued_at=delivery.received_at,
+            ended_at=delivery.received_at if failed else None,
+            duration_ms=0 if failed else None,
+            webhook_name=target.name,
+            http_method=delivery.http_method,
+            source_ip=delivery.source_ip,
+            transform_type=delivery.transform_type,
+            transformed_variables=delivery.variables_json,
+            transform_error=delivery.transform_error,
+            error_message=delivery.transform_error,
+            available_at=delivery.received_at,
+            dispatched_at=None if failed else delivery.received_at,
+        ),
+    )
+    return _task(entry)
+
+
+def _task(entry: WebhookExecution) -> DeliveryTask:
+    return DeliveryTask(
+        entry_id=entry.id,
+        execution_id=entry.execution_id,
+        webhook_id=entry.webhook_id,
+        company_id=entry.company_id,
+        attempt_number=entry.attempt_number,
+    )
+
+
+def mark_not_queued(session: Session, entry_id: str, message: str, now: datetime) -> None:
+    """The broker refused the record: the caller gets a 500 and the entry says why."""
+    entry = session.get(WebhookExecution, entry_id)
+    if entry is not None and entry.status == QUEUED:
+        executions.set_status(session, entry, ExecutionStatus.FAILED)
+        entry.error_message = message
+        entry.ended_at = now
+        entry.duration_ms = 0
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A claimed attempt with everything the handler call needs."""
+
+    task: DeliveryTask
+    started_at: datetime
+    config: dict[str, Any]
+    variables: dict[str, str]
+
+
+def claim(session: Session, tasks: list[DeliveryTask], now: datetime) -> list[Attempt]:
+    """QUEUED → PROCESSING for each task whose entry is still QUEUED; the others were already taken."""
+    claimed: list[Attempt] = []
+    for task in tasks:
+        moved = session.execute(
+            update(WebhookExecution)
+            .where(
+                WebhookExecution.id == task.entry_id,
+                WebhookExecution.company_id == task.company_id,
+                WebhookExecution.status == QUEUED,
+            )
+            .values(status=PROCESSING, started_at=now)
+        )
+        if moved.rowcount != 1:  # type: ignore[attr-defined]
+            continue
+        executions.bump(session, task.webhook_id, QUEUED, -1)
+        executions.bump(session, task.webhook_id, PROCESSING, 1)
+        row = session.execute(
+            select(WebhookExecution.transformed_variables, Webhook.config_json)
+            .join(Webhook, Webhook.id == WebhookExecution.webhook_id)
+            .where(WebhookExecution.id == task.entry_id)
+        ).one()
+        claimed.append(
+            Attempt(
+                task=task, started_at=now, config=json.loads(row[1]), variables=json.loads(row[0] or "{}")
+            )
+        )
+    return claimed
+
+
+@dataclass(frozen=True)
+class Finish:
+    task: DeliveryTask
+    ok: bool
+    request_json: str | None
+    response_json: str | None
+    error_message: str | None
+    ended_at: datetime
+    retry_at: datetime | None
+
+
+def finish(session: Session, result: Finish) -> DeliveryTask | None:
+    """PROCESSING → SUCCESS/FAILED; a failure with attempts left queues the next attempt (not yet due)."""
+    entry = session.get(WebhookExecution, result.task.entry_id)
+    if entry is None or entry.status != PROCESSING:
+        return None
+    executions.set_status(session, entry, ExecutionStatus.SUCCESS if result.ok else ExecutionStatus.FAILED)
+    entry.ended_at = result.ended_at
+    started = entry.started_at or result.ended_at
+    entry.duration_ms = max(0, int((result.ended_at - started).total_seconds() * 1000))
+    entry.resource_request_json = result.request_json
+    entry.resource_response_json = result.response_json
+    entry.error_message = result.error_message
+    if result.ok or result.retry_at is None:
+        return None
+    retry = executions.add_entry(
+        session,
+        WebhookExecution(
+            id=credentials.new_id(),
+            execution_id=entry.execution_id,
+            webhook_id=entry.webhook_id,
+            company_id=entry.company_id,
+            payload_id=entry.payload_id,
+            attempt_number=entry.attempt_number + 1,
+            status=QUEUED,
+            resource_type=entry.resource_type,
+            resource_id=entry.resource_id,
+            queued_at=result.ended_at,
+            webhook_name=entry.webhook_name,
+            http_method=entry.http_method,
+            source_ip=entry.source_ip,
+            transform_type=entry.transform_type,
+            transformed_variables=entry.transformed_variables,
+            available_at=result.retry_at,
+            dispatched_at=None,
+        ),
+    )
+    return _task(retry)
+
+
+def take_due(session: Session, now: datetime, limit: int) -> list[DeliveryTask]:
+    """Attempts that are due and were never handed to Kafka (retries); marks them dispatched."""
+    due = list(
+        session.scalars(
+            select(WebhookExecution)
+            .where(
+                WebhookExecution.status == QUEUED,
+                WebhookExecution.dispatched_at.is_(None),
+                WebhookExecution.available_at <= now,
+            )
+            .order_by(WebhookExecution.available_at)
+            .limit(limit)
+        )
+    )
+    for entry in due:
+        entry.dispatched_at = now
+    return [_task(entry) for entry in due]
+
+
+def take_lost(session: Session, now: datetime, queued_grace: timedelta, limit: int) -> list[DeliveryTask]:
+    """QUEUED attempts handed to Kafka longer than ``queued_grace`` ago and still not claimed: the record was
+    lost (an in-memory broker restarted) or is stuck; hand them over again (claims are idempotent)."""
+    lost = list(
+        session.scalars(
+            select(WebhookExecution)
+            .where(WebhookExecution.status == QUEUED, WebhookExecution.dispatched_at < now - queued_grace)
+            .order_by(WebhookExecution.dispatched_at)
+            .limit(limit)
+        )
+    )
+    for entry in lost:
+        entry.dispatched_at = now
+    return [_task(entry) for entry in lost]
+
+
+def abandoned(
+    session: Session, now: datetime, grace: timedelta, limit: int
+) -> list[tuple[DeliveryTask, int]]:
+    """PROCESSING attempts whose worker vanished: running longer than their webhook's timeout plus ``grace``.
+    Returns each with the webhook's maxRetries so the caller can fail it and queue the next attempt."""
+    rows = session.execute(
+        select(WebhookExecution, Webhook.config_json)
+        .join(Webhook, Webhook.id == WebhookExecution.webhook_id)
+        .where(WebhookExecution.status == PROCESSING, WebhookExecution.started_at < now - grace)
+        .order_by(WebhookExecution.started_at)
+        .limit(limit)
+    ).all()
+    found = []
+    for entry, config_json in rows:
+        settings = json.loads(config_json).get("executionSettings", {})
+        timeout = timedelta(seconds=int(settings.get("timeoutSeconds", 300)))
+        if entry.started_at is not None and entry.started_at < now - timeout - grace:
+            found.append((_task(entry), int(settings.get("maxRetries", 3))))
+    return found
