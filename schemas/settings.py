@@ -34,6 +34,10 @@ class Settings(BaseSettings):
     topic_partitions: int = Field(4, ge=1, le=1024)
     topic_replication: int = Field(1, ge=1, le=16)
     worker_id: str = "svc-worker"
+    worker_concurrency: int = Field(64, ge=1, le=4096)
+    reconcile_interval_seconds: float = Field(5.0, gt=0)
+    queued_grace_seconds: float = Field(30.0, gt=0)
+    processing_grace_seconds: float = Field(10.0, ge=0)
 
     rate_limit_per_minute: int = Field(600, ge=1)
     rate_limit_per_day: int = Field(200_000, ge=1)

@@ -26,23 +26,29 @@ class Publisher:
             raise ValueError("the broker address must be resolved before producing")
         self._settings = settings
         self._timeout = timeout_seconds
-        self._producer = AIOKafkaProducer(
-            bootstrap_servers=settings.kafka_bootstrap,
-            client_id=f"{settings.worker_id}-producer",
-            acks="all",
-            enable_idempotence=settings.kafka_idempotence,
-            linger_ms=2,
-            request_timeout_ms=int(timeout_seconds * 1000),
-        )
+        self._producer: AIOKafkaProducer | None = None
 
     async def start(self) -> None:
+        # Created here, not in __init__: aiokafka binds to the running event loop.
+        self._producer = AIOKafkaProducer(
+            bootstrap_servers=self._settings.kafka_bootstrap,
+            client_id=f"{self._settings.worker_id}-producer",
+            acks="all",
+            enable_idempotence=self._settings.kafka_idempotence,
+            linger_ms=2,
+            request_timeout_ms=int(self._timeout * 1000),
+        )
         await self._producer.start()
 
     async def stop(self) -> None:
-        await self._producer.stop()
+        if self._producer is not None:
+            await self._producer.stop()
+            self._producer = None
 
     async def publish(self, topic: str, envelope: Envelope, *, key: str | None = None) -> None:
         """Produce to the prefixed topic and wait for the broker's acknowledgement."""
+        if self._producer is None:
+            raise BrokerUnavailable("the producer is not started")
         try:
             await asyncio.wait_for(
                 self._producer.send_and_wait(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from streams import deliveries
 from streams.app import Area
 
-AREAS: list[Area] = []
+AREAS: list[Area] = [deliveries.register]

@@ -53,7 +53,9 @@ def dict_config(level: str = "INFO") -> dict[str, Any]:
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {"json": {"()": f"{__name__}.JsonFormatter"}},
-        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}},
+        "handlers": {
+            "stderr": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}
+        },
         "root": {"level": level.upper(), "handlers": ["stderr"]},
         "loggers": {"aiokafka": {"level": "WARNING"}},
     }

@@ -1,1 +1,6 @@
-pytest_plugins = ["tests.fixtures.broker", "tests.fixtures.stack"]
+pytest_plugins = [
+    "tests.fixtures.broker",
+    "tests.fixtures.stack",
+    "tests.fixtures.handler",
+    "tests.fixtures.worker",
+]

@@ -1,0 +1,248 @@
+"""The webhook delivery area of the worker: run each queued attempt's handler, record the outcome, queue
+retries in the DB, and sweep for due retries and lost work.
+
+A stream event is kept short (Faust's rebalance waits for it): the batch is claimed durably (QUEUED →
+PROCESSING, compare-and-set) and the handler calls go to a bounded pool of tasks, so a slow handler never
+holds a partition. A worker that dies leaves PROCESSING entries; the reconciler fails those attempts after
+their timeout and queues the next attempt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import faust
+import mode
+
+from schemas.deliveries import DELIVERY_TYPE, RESULT_TYPE, DeliveryResult, DeliveryTask, HandlerOutcome
+from schemas.envelopes import Envelope
+from schemas.settings import Settings
+from schemas.topics import WEBHOOK_DELIVERIES, WEBHOOK_RESULTS
+from sinks.db import deliveries, resources
+from sinks.db.deliveries import Attempt, Finish
+from sinks.db.engine import make_engine, make_sessions
+from sinks.db.group_commit import GroupCommitter
+from sinks.handlers import HandlerInvoker
+from sinks.kafka import Publisher
+from streams.app import raw_topic
+from streams.webhooks.handler_request import build_request, recorded
+
+log = logging.getLogger(__name__)
+LOST_WORKER = "The worker running this attempt stopped before it finished"
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def parse_task(raw: bytes) -> DeliveryTask | None:
+    try:
+        envelope = Envelope.from_bytes(raw)
+        if envelope.type != DELIVERY_TYPE or envelope.v != 1:
+            log.warning("skipping a record of unknown type", extra={"type": envelope.type, "v": envelope.v})
+            return None
+        return DeliveryTask.model_validate(envelope.payload)
+    except ValueError:
+        log.warning("skipping a malformed delivery record")
+        return None
+
+
+def retry_at(
+    config: dict[str, Any], attempt_number: int, ended_at: datetime, outcome: HandlerOutcome
+) -> datetime | None:
+    """When the next attempt may run, or None when this was the last one (or the failure is permanent)."""
+    settings = config.get("executionSettings") or {}
+    if outcome.ok or not outcome.retryable or attempt_number > int(settings.get("maxRetries", 3)):
+        return None
+    return ended_at + timedelta(seconds=int(settings.get("retryDelaySeconds", 5)))
+
+
+class DeliveryRuntime(mode.Service):
+    """Clients the delivery agent and timers share; started and stopped with the Faust app."""
+
+    def __init__(self, settings: Settings, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.settings = settings
+        self.engine = make_engine(settings.resolved_database_url)
+        self.committer = GroupCommitter(make_sessions(self.engine), name="worker-commit")
+        self.publisher = Publisher(settings)
+        self.invoker = HandlerInvoker(
+            settings.kafka_bootstrap, idempotent_producer=settings.kafka_idempotence
+        )
+        self.slots = asyncio.Semaphore(settings.worker_concurrency)  # binds to the loop on first use
+        self.running: set[asyncio.Task[None]] = set()
+        self.ready = asyncio.Event()
+
+    async def on_start(self) -> None:
+        self.committer.start()
+        await self.publisher.start()
+        await self.invoker.start()
+        self.ready.set()
+
+    async def on_stop(self) -> None:
+        if self.running:
+            # Let attempts in flight finish and record their outcome; the reconciler covers any that cannot.
+            await asyncio.wait(self.running, timeout=self.settings.shutdown_timeout_seconds)
+        await self.invoker.stop()
+        await self.publisher.stop()
+        self.committer.stop()
+        self.engine.dispose()
+
+    async def dispatch(self, tasks: list[DeliveryTask]) -> None:
+        for task in tasks:
+            envelope = Envelope(type=DELIVERY_TYPE, payload=task.model_dump(by_alias=True))
+            await self.publisher.publish(WEBHOOK_DELIVERIES, envelope, key=task.execution_id)
+
+    async def start_attempts(self, tasks: list[DeliveryTask]) -> None:
+        await self.ready.wait()
+        started = now()
+        attempts = await self.committer.run(lambda session: deliveries.claim(session, tasks, started))
+        for attempt in attempts:
+            await self.slots.acquire()  # back-pressure: the stream waits while the pool is full
+            job = asyncio.create_task(self._run(attempt))
+            self.running.add(job)
+            job.add_done_callback(self.running.discard)
+
+    async def _run(self, attempt: Attempt) -> None:
+        try:
+            await self._attempt(attempt)
+        except Exception:
+            log.exception("attempt crashed", extra={"entry_id": attempt.task.entry_id})
+        finally:
+            self.slots.release()
+
+    async def _attempt(self, attempt: Attempt) -> None:
+        task, config = attempt.task, attempt.config
+        execution = config.get("resourceExecutionConfig")
+        request: dict[str, Any] | None = None
+        if execution is None:
+            outcome = HandlerOutcome(
+                ok=False, error="No handler configured: set resourceExecutionConfig", retryable=False
+            )
+        else:
+            request = build_request(
+                execution,
+                attempt.variables,
+                execution_id=task.execution_id,
+                attempt_number=task.attempt_number,
+                webhook_id=task.webhook_id,
+            )
+            outcome = await self._call(task, execution, request, config)
+        ended = now()
+        result = Finish(
+            task=task,
+            ok=outcome.ok,
+            request_json=json.dumps(recorded(request)) if request is not None else None,
+            response_json=json.dumps(outcome.response) if outcome.response is not None else None,
+            error_message=outcome.error,
+            ended_at=ended,
+            retry_at=retry_at(config, task.attempt_number, ended, outcome),
+        )
+        await self.committer.run(lambda session: deliveries.finish(session, result))
+        await self.publish_result(
+            task, outcome, execution or {}, attempt.started_at, ended, result.retry_at is not None
+        )
+
+    async def _call(
+        self, task: DeliveryTask, execution: dict[str, Any], request: dict[str, Any], config: dict[str, Any]
+    ) -> HandlerOutcome:
+        kind = execution.get("resourceType")
+        if kind == "SVCDB":
+            return HandlerOutcome(
+                ok=False, error="svcdb operations are not available on this server", retryable=False
+            )
+        resource_id = str(execution.get("resourceId"))
+        handler = await asyncio.to_thread(self._handler, task.company_id, resource_id)
+        if handler is None or handler.type != kind:
+            return HandlerOutcome(ok=False, error=f"Handler {kind} {resource_id} not found", retryable=False)
+        timeout = float((config.get("executionSettings") or {}).get("timeoutSeconds", 300))
+        return await self.invoker.invoke(handler.endpoint, request, timeout)
+
+    def _handler(self, company_id: str, resource_id: str) -> Any:
+        with make_sessions(self.engine)() as session:
+            return resources.get_handler(session, company_id, resource_id)
+
+    async def publish_result(
+        self,
+        task: DeliveryTask,
+        outcome: HandlerOutcome,
+        execution: dict[str, Any],
+        started: datetime,
+        ended: datetime,
+        will_retry: bool,
+    ) -> None:
+        result = DeliveryResult(
+            entry_id=task.entry_id,
+            execution_id=task.execution_id,
+            webhook_id=task.webhook_id,
+            company_id=task.company_id,
+            attempt_number=task.attempt_number,
+            status="SUCCESS" if outcome.ok else "FAILED",
+            resource_type=execution.get("resourceType"),
+            resource_id=execution.get("resourceId"),
+            duration_ms=max(0, int((ended - started).total_seconds() * 1000)),
+            error_message=outcome.error,
+            will_retry=will_retry,
+        )
+        envelope = Envelope(type=RESULT_TYPE, payload=result.model_dump(by_alias=True))
+        await self.publisher.publish(WEBHOOK_RESULTS, envelope, key=task.execution_id)
+
+    async def dispatch_due(self) -> None:
+        await self.ready.wait()
+        due = await self.committer.run(lambda session: deliveries.take_due(session, now(), 500))
+        await self.dispatch(due)
+
+    async def reconcile(self) -> None:
+        await self.ready.wait()
+        settings = self.settings
+        moment = now()
+        lost = await self.committer.run(
+            lambda session: deliveries.take_lost(
+                session, moment, timedelta(seconds=settings.queued_grace_seconds), 500
+            )
+        )
+        if lost:
+            log.warning("re-dispatching queued deliveries nobody took", extra={"count": len(lost)})
+            await self.dispatch(lost)
+        grace = timedelta(seconds=settings.processing_grace_seconds)
+        abandoned = await self.committer.run(
+            lambda session: deliveries.abandoned(session, moment, grace, 500)
+        )
+        for task, max_retries in abandoned:
+            retry = moment if task.attempt_number <= max_retries else None
+            result = Finish(
+                task=task,
+                ok=False,
+                request_json=None,
+                response_json=None,
+                error_message=LOST_WORKER,
+                ended_at=moment,
+                retry_at=retry,
+            )
+            await self.committer.run(lambda session, result=result: deliveries.finish(session, result))  # type: ignore[misc]
+        if abandoned:
+            log.warning("failed attempts whose worker stopped", extra={"count": len(abandoned)})
+
+
+def register(app: faust.App, settings: Settings) -> None:
+    runtime = DeliveryRuntime(settings)
+    app.service(runtime)  # type: ignore[arg-type] # an instance is accepted: Faust starts it with the app
+
+    @app.agent(raw_topic(app, settings, WEBHOOK_DELIVERIES), name="deliver_webhooks")
+    async def deliver_webhooks(stream: faust.StreamT[bytes]) -> None:
+        async for batch in stream.take(100, within=0.02):
+            tasks = [task for task in map(parse_task, batch) if task is not None]
+            if tasks:
+                await runtime.start_attempts(tasks)
+
+    @app.timer(interval=0.5, on_leader=True)  # type: ignore[untyped-decorator]
+    async def dispatch_due_attempts() -> None:
+        await runtime.dispatch_due()
+
+    @app.timer(interval=settings.reconcile_interval_seconds, on_leader=True)  # type: ignore[untyped-decorator]
+    async def reconcile_deliveries() -> None:
+        await runtime.reconcile()

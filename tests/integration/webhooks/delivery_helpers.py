@@ -1,0 +1,63 @@
+"""Set-up shared by the delivery tests: a webhook wired to the recording handler, and waiting on history."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from schemas.admin import GrantSpec, ResourceSpec
+from schemas.enums import AccessLevel
+from sinks.db import resources
+from tests.fixtures.handler import RecordingHandler
+from tests.integration.webhooks.conftest import World
+
+TRIGGER = "/clients/custom-webhooks"
+
+
+def register_handler(world: World, handler: RecordingHandler, kind: str = "TOOL") -> str:
+    with world.db.sessions.begin() as session:
+        created = resources.create_resource(
+            session, world.company_id, ResourceSpec(type=kind, name="recorder", endpoint=handler.url)
+        )
+        resources.grant(
+            session,
+            GrantSpec(user_id=world.owner.user_id, resource_id=created.resource_id, level=AccessLevel.READ),
+        )
+    return created.resource_id
+
+
+def tool_webhook(world: World, tool_id: str, **overrides: Any) -> tuple[str, str]:
+    config: dict[str, Any] = {
+        "name": "orders",
+        "payloadTransformConfig": {
+            "transformType": "JSONPATH",
+            "jsonPathMappings": {"orderId": "$.order.id"},
+        },
+        "resourceExecutionConfig": {
+            "resourceType": "TOOL",
+            "resourceId": tool_id,
+            "variables": {"order": "@@{orderId}", "note": "order @@{orderId} arrived"},
+            "privateVariables": {"token": "tok-@@{orderId}"},
+        },
+        "executionSettings": {"timeoutSeconds": 5, "maxRetries": 2, "retryDelaySeconds": 1},
+    }
+    config.update(overrides)
+    created = world.api.create(world.owner, {"name": "orders"})
+    webhook_id = created["webhook"]["id"]
+    world.api.ok(world.owner, "update", {"webhookId": webhook_id, "webhookConfig": config})
+    return webhook_id, str(created["apiKey"])
+
+
+def history(world: World, webhook_id: str, **query: Any) -> dict[str, Any]:
+    return world.api.ok(world.owner, "get-execution-history", {"webhookId": webhook_id, "size": 100, **query})
+
+
+def wait_for(world: World, webhook_id: str, done: Any, timeout: float = 60) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + timeout
+    entries: list[dict[str, Any]] = []
+    while time.monotonic() < deadline:
+        entries = history(world, webhook_id)["history"]
+        if done(entries):
+            return entries
+        time.sleep(0.2)
+    raise AssertionError(f"history did not settle: {[(e['attemptNumber'], e['status']) for e in entries]}")
