@@ -48,7 +48,7 @@ def configure(level: str = "INFO", role: str = "svc") -> None:
 
 
 def dict_config(level: str = "INFO") -> dict[str, Any]:
-    """The same JSON format as a ``logging.config.dictConfig`` (Faust's worker configures logging from one)."""
+    """The same JSON format as a ``logging.config.dictConfig`` (the Faust worker takes one)."""
     return {
         "version": 1,
         "disable_existing_loggers": False,
