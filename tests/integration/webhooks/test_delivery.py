@@ -1,7 +1,17 @@
+import asyncio
 import json
+from dataclasses import replace
+from typing import Any
 
 import pytest
+from aiokafka import AIOKafkaConsumer
 
+from schemas.admin import ResourceSpec
+from schemas.envelopes import Envelope
+from schemas.settings import Settings
+from schemas.topics import WEBHOOK_RESULTS
+from sinks.db import resources
+from sinks.kafka import ensure_topics
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.stack import Ingress
 from tests.fixtures.worker import Worker
@@ -40,3 +50,159 @@ def test_a_delivery_runs_its_handler(
     call = handler.calls[0]["body"]
     assert call["privateVariables"] == {"token": "tok-A-17"}
     assert call["idempotencyKey"] == f"{body['executionId']}:1"
+
+
+def test_retries_are_new_entries_with_attempt_numbers(
+    world: World, ingress: Ingress, worker: Worker, handler: RecordingHandler
+) -> None:
+    webhook_id, key = tool_webhook(world, register_handler(world, handler))
+    handler.fail_first["*"] = 2
+    answer = ingress.client.post(
+        TRIGGER,
+        params={"resourceId": webhook_id},
+        headers={"Authorization": key},
+        json={"order": {"id": "R1"}},
+    )
+    execution_id = answer.json()["executionId"]
+    entries = wait_for(world, webhook_id, lambda es: any(e["status"] == "SUCCESS" for e in es))
+    attempts = sorted((e["attemptNumber"], e["status"]) for e in entries)
+    assert attempts == [(1, "FAILED"), (2, "FAILED"), (3, "SUCCESS")]
+    assert {e["executionId"] for e in entries} == {execution_id}
+    failed = next(e for e in entries if e["attemptNumber"] == 1)
+    assert failed["executionDetails"]["errorMessage"] == "Handler answered HTTP 503"
+    assert json.loads(failed["executionDetails"]["resourceResponseJson"])["status"] == 503
+    third = next(e for e in entries if e["attemptNumber"] == 3)
+    second = next(e for e in entries if e["attemptNumber"] == 2)
+    # retryDelaySeconds is 1: the next attempt waits at least that long after the previous one ended.
+    assert third["startedAt"] >= second["endedAt"]
+    assert handler.successes() == [(execution_id, 3)]
+
+
+def test_retries_stop_after_max_retries(
+    world: World, ingress: Ingress, worker: Worker, handler: RecordingHandler
+) -> None:
+    webhook_id, key = tool_webhook(world, register_handler(world, handler))
+    handler.fail_first["*"] = 99
+    ingress.client.post(TRIGGER, params={"resourceId": webhook_id}, headers={"Authorization": key}, json={})
+    entries = wait_for(
+        world, webhook_id, lambda es: len(es) == 3 and all(e["status"] == "FAILED" for e in es)
+    )
+    assert sorted(e["attemptNumber"] for e in entries) == [1, 2, 3]  # maxRetries 2: three attempts in all
+
+
+def test_a_permanent_failure_is_not_retried(
+    world: World, ingress: Ingress, worker: Worker, handler: RecordingHandler
+) -> None:
+    webhook_id, key = tool_webhook(world, register_handler(world, handler))
+    handler.fail_first["*"] = 99
+    handler.status_on_failure = 422
+    ingress.client.post(TRIGGER, params={"resourceId": webhook_id}, headers={"Authorization": key}, json={})
+    entries = wait_for(world, webhook_id, lambda es: es and es[0]["status"] == "FAILED")
+    assert [e["attemptNumber"] for e in entries] == [1]
+    assert entries[0]["executionDetails"]["errorMessage"] == "Handler answered HTTP 422"
+
+
+def test_a_slow_handler_times_out_and_is_retried(
+    world: World, ingress: Ingress, worker: Worker, handler: RecordingHandler
+) -> None:
+    webhook_id, key = tool_webhook(
+        world,
+        register_handler(world, handler),
+        executionSettings={"timeoutSeconds": 1, "maxRetries": 1, "retryDelaySeconds": 0},
+    )
+    handler.delay = 2.0
+    ingress.client.post(TRIGGER, params={"resourceId": webhook_id}, headers={"Authorization": key}, json={})
+    entries = wait_for(
+        world, webhook_id, lambda es: len(es) == 2 and all(e["status"] == "FAILED" for e in es)
+    )
+    assert {e["executionDetails"]["errorMessage"] for e in entries} == {"Handler did not answer within 1 s"}
+
+
+def test_every_finished_attempt_is_published_to_the_result_topic(
+    world: World, ingress: Ingress, worker: Worker, handler: RecordingHandler
+) -> None:
+    webhook_id, key = tool_webhook(world, register_handler(world, handler))
+    handler.fail_first["*"] = 1
+    answer = ingress.client.post(
+        TRIGGER, params={"resourceId": webhook_id}, headers={"Authorization": key}, json={}
+    )
+    execution_id = answer.json()["executionId"]
+    wait_for(world, webhook_id, lambda es: any(e["status"] == "SUCCESS" for e in es))
+    results = asyncio.run(read_results(ingress.settings, 2))
+    assert [(r["executionId"], r["attemptNumber"], r["status"], r["willRetry"]) for r in results] == [
+        (execution_id, 1, "FAILED", True),
+        (execution_id, 2, "SUCCESS", False),
+    ]
+
+
+async def read_results(settings: Settings, count: int) -> list[dict[str, Any]]:
+    consumer = AIOKafkaConsumer(
+        settings.topic(WEBHOOK_RESULTS),
+        bootstrap_servers=settings.kafka_bootstrap,
+        group_id=f"{settings.worker_id}-results-reader",
+        auto_offset_reset="earliest",
+    )
+    await consumer.start()
+    found: list[dict[str, Any]] = []
+    try:
+        while len(found) < count:
+            record = await asyncio.wait_for(consumer.getone(), timeout=30)
+            envelope = Envelope.from_bytes(record.value)
+            assert envelope.type == "webhook.result"
+            found.append(envelope.payload)
+    finally:
+        await consumer.stop()
+    return sorted(found, key=lambda r: r["attemptNumber"])
+
+
+def test_kafka_endpoint_handlers_get_a_record(world: World, ingress: Ingress, worker: Worker) -> None:
+    topic = f"{ingress.settings.topic_prefix}agent-requests"
+    asyncio.run(ensure_topics(ingress.settings.model_copy(update={"topic_prefix": ""}), [topic]))
+    with world.db.sessions.begin() as session:
+        agent = resources.create_resource(
+            session, world.company_id, ResourceSpec(type="AGENT", name="a", endpoint=f"kafka://{topic}")
+        )
+    config = {
+        "name": "to-agent",
+        "payloadTransformConfig": {"jsonPathMappings": {"who": "$.user"}},
+        "resourceExecutionConfig": {
+            "resourceType": "AGENT",
+            "resourceId": agent.resource_id,
+            "userMessage": "Greet @@{who}",
+            "promptTemplateVariables": {"tone": "warm"},
+        },
+    }
+    created = world.api.create(world.admin, config)
+    answer = ingress.client.post(
+        TRIGGER,
+        params={"resourceId": created["webhook"]["id"]},
+        headers={"Authorization": created["apiKey"]},
+        json={"user": "Ada"},
+    )
+    entries = wait_for(
+        world_admin(world), created["webhook"]["id"], lambda es: es and es[0]["status"] == "SUCCESS"
+    )
+    assert json.loads(entries[0]["executionDetails"]["resourceResponseJson"])["topic"] == topic
+    record = asyncio.run(read_one(ingress.settings, topic))
+    assert record["payload"]["userMessage"] == "Greet Ada"
+    assert record["payload"]["executionId"] == answer.json()["executionId"]
+
+
+def world_admin(world: World) -> World:
+    return replace(world, owner=world.admin)
+
+
+async def read_one(settings: Settings, topic: str) -> dict[str, Any]:
+    consumer = AIOKafkaConsumer(
+        topic,
+        bootstrap_servers=settings.kafka_bootstrap,
+        group_id=f"{topic}-reader",
+        auto_offset_reset="earliest",
+    )
+    await consumer.start()
+    try:
+        record = await asyncio.wait_for(consumer.getone(), timeout=30)
+    finally:
+        await consumer.stop()
+    result: dict[str, Any] = json.loads(record.value)
+    return result

@@ -182,7 +182,10 @@ def test_get_transforms_over_query_parameters(world: World, ingress: Ingress) ->
 
 
 def test_script_transform(world: World, ingress: Ingress) -> None:
-    script = "const p = JSON.parse(payload); return {total: p.items.length, src: queryParams.src, ua: svc.header(headers, 'X-Agent')};"
+    script = (
+        "const p = JSON.parse(payload);"
+        " return {total: p.items.length, src: queryParams.src, ua: svc.header(headers, 'X-Agent')};"
+    )
     webhook_id, key = webhook(
         world, {"payloadTransformConfig": {"transformType": "SVC_SCRIPT", "transformScript": script}}
     )
@@ -246,7 +249,10 @@ def test_transform_failure_is_500_and_recorded(
 
 
 def test_validation_script_decides(world: World, ingress: Ingress) -> None:
-    script = "return svc.header(headers, 'X-Token') === 'let-me-in' ? true : {valid: false, message: 'Bad token.'};"
+    script = (
+        "return svc.header(headers, 'X-Token') === 'let-me-in'"
+        " ? true : {valid: false, message: 'Bad token.'};"
+    )
     webhook_id, key = webhook(
         world, {"validationConfig": {"enableValidation": True, "validationScript": script}}
     )
