@@ -13,6 +13,7 @@ import asyncio
 import json
 import logging
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 import faust
@@ -98,14 +99,21 @@ class DeliveryRuntime(mode.Service):
             await self.publisher.publish(WEBHOOK_DELIVERIES, envelope, key=task.execution_id)
 
     async def start_attempts(self, tasks: list[DeliveryTask]) -> None:
+        """Claim only what the pool can start now: a claimed attempt that waits for a slot would be lost with
+        the worker and count as a failed attempt."""
         await self.ready.wait()
-        started = now()
-        attempts = await self.committer.run(lambda session: deliveries.claim(session, tasks, started))
-        for attempt in attempts:
-            await self.slots.acquire()  # back-pressure: the stream waits while the pool is full
-            job = asyncio.create_task(self._run(attempt))
-            self.running.add(job)
-            job.add_done_callback(self.running.discard)
+        size = self.settings.worker_concurrency
+        for first in range(0, len(tasks), size):
+            chunk = tasks[first : first + size]
+            for _ in chunk:
+                await self.slots.acquire()  # back-pressure: the stream waits while the pool is full
+            attempts = await self.committer.run(partial(deliveries.claim, tasks=chunk, now=now()))
+            for _ in range(len(chunk) - len(attempts)):
+                self.slots.release()
+            for attempt in attempts:
+                job = asyncio.create_task(self._run(attempt))
+                self.running.add(job)
+                job.add_done_callback(self.running.discard)
 
     async def _run(self, attempt: Attempt) -> None:
         try:
@@ -223,7 +231,7 @@ class DeliveryRuntime(mode.Service):
                 ended_at=moment,
                 retry_at=retry,
             )
-            await self.committer.run(lambda session, result=result: deliveries.finish(session, result))  # type: ignore[misc]
+            await self.committer.run(partial(deliveries.finish, result=result))
         if abandoned:
             log.warning("failed attempts whose worker stopped", extra={"count": len(abandoned)})
 
