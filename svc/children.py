@@ -7,6 +7,7 @@ import logging
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -32,7 +33,8 @@ def spawn(
     try:
         return subprocess.Popen(  # noqa: S603 - commands are built by the supervisor, never from input
             list(command),
-            stdout=output if output is not None else None,
+            # stdout belongs to the supervisor (it prints the URL); a child's output goes to its log or stderr.
+            stdout=output if output is not None else sys.stderr.fileno(),
             stderr=subprocess.STDOUT if output is not None else None,
             env=dict(env) if env is not None else None,
             preexec_fn=_die_with_parent,

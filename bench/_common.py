@@ -1,0 +1,175 @@
+"""Helpers shared by the benchmarks: percentiles, timing, progress lines and ``svc up`` as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+_STARTED = time.monotonic()
+
+
+def progress(message: str) -> None:
+    print(f"[{time.monotonic() - _STARTED:7.1f}s] {message}", flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass(frozen=True)
+class Percentiles:
+    p50: float
+    p95: float
+    p99: float
+
+    def __str__(self) -> str:
+        return f"{self.p50:.2f}/{self.p95:.2f}/{self.p99:.2f}"
+
+
+def percentiles(samples_ms: list[float]) -> Percentiles:
+    if len(samples_ms) < 2:
+        raise ValueError("at least two samples are needed for percentiles")
+    cuts = statistics.quantiles(samples_ms, n=100, method="inclusive")
+    return Percentiles(p50=cuts[49], p95=cuts[94], p99=cuts[98])
+
+
+def timed(action: Callable[[int], object], repetitions: int, warmup: int) -> list[float]:
+    """Milliseconds per call of ``action(i)``; the warm-up calls fill caches and are not counted."""
+    for i in range(warmup):
+        action(i)
+    samples: list[float] = []
+    for i in range(repetitions):
+        start = time.perf_counter()
+        action(i)
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+@dataclass
+class Stack:
+    url: str
+    env: dict[str, str]
+    process: subprocess.Popen[bytes]
+    stderr_path: Path
+
+    def admin(self, *args: str) -> dict[str, Any]:
+        done = subprocess.run(
+            [sys.executable, "-m", "svc", "admin", *args],
+            env=self.env,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"svc admin {args[0]} failed ({done.returncode}): {done.stderr.strip()}")
+        result: dict[str, Any] = json.loads(done.stdout)
+        return result
+
+    def stderr_tail(self, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.stderr_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+def _wait_up(process: subprocess.Popen[bytes], url: str, timeout: float) -> None:
+    """Wait for svc up's ready line. Children share its stdout and write terminal codes without newlines
+    (the worker's spinner), so the stream is read as raw bytes and searched, never read line by line."""
+    assert process.stdout is not None
+    descriptor = process.stdout.fileno()
+    marker = f"svc is up at {url}".encode()
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while (remaining := deadline - time.monotonic()) > 0:
+        ready, _, _ = select.select([descriptor], [], [], remaining)
+        if not ready:
+            break
+        chunk = os.read(descriptor, 65536)
+        if not chunk:
+            raise RuntimeError(f"svc up exited with {process.wait()} before it was up")
+        seen += chunk
+        if marker in seen:
+            return
+    raise RuntimeError(f"svc up did not report being up within {timeout:.0f} s")
+
+
+def _drain(process: subprocess.Popen[bytes]) -> None:
+    """Keep reading svc up's stdout so a full pipe never blocks a child that writes to it."""
+    assert process.stdout is not None
+    descriptor = process.stdout.fileno()
+    while os.read(descriptor, 65536):
+        pass
+
+
+def _raise_exit(signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _stop(process: subprocess.Popen[bytes], timeout: float) -> None:
+    if process.poll() is not None:
+        return
+    # SIGTERM lets svc up drain and stop its children in order; SIGKILL is only the last resort.
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@contextmanager
+def running_stack(data_dir: Path, extra_env: Mapping[str, str] | None = None) -> Iterator[Stack]:
+    """``svc up`` on free ports with its own data dir; stopped with SIGTERM however the block ends."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    # Inherited SVC_* variables would point the stack at someone else's DB or broker.
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SVC_")}
+    env.update(
+        SVC_DATA_DIR=str(data_dir),
+        SVC_PORT=str(port),
+        SVC_BROKER_PORT=str(free_port()),
+        SVC_LOG_LEVEL="WARNING",
+    )
+    env.update(extra_env or {})
+    data_dir.mkdir(parents=True, exist_ok=True)
+    stderr_path = data_dir.parent / f"{data_dir.name}-svc-up.stderr"
+    with stderr_path.open("w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "svc", "up"],
+            env=env,
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+        )
+    stack = Stack(url=url, env=env, process=process, stderr_path=stderr_path)
+    # A benchmark stopped with SIGTERM must still stop the stack, so SIGTERM unwinds like Ctrl-C.
+    previous = signal.signal(signal.SIGTERM, _raise_exit)
+    try:
+        _wait_up(process, url, timeout=120)
+        threading.Thread(target=_drain, args=(process,), daemon=True).start()
+        yield stack
+    except BaseException:
+        print(f"svc up stderr (last lines):\n{stack.stderr_tail()}", file=sys.stderr)
+        raise
+    finally:
+        _stop(process, timeout=90)
+        signal.signal(signal.SIGTERM, previous)
