@@ -1,4 +1,4 @@
-"""The embedded broker keeps records in memory: after it restarts, the reconciler re-publishes accepted work."""
+"""The embedded broker keeps records in memory: after a restart the reconciler re-publishes accepted work."""
 
 import asyncio
 from pathlib import Path
