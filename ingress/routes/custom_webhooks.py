@@ -217,7 +217,7 @@ def get_execution_history(body: HistoryRequest, caller: PoweruserCaller, session
     visible = _visible(session, caller, body.webhook_id, AccessLevel.READ)
     total = executions.count(session, visible.webhook.id, body.status)
     rows = executions.history_page(
-        session, caller.company_id, visible.webhook.id, body.status, body.page, body.size
+        session, caller.company_id, visible.webhook.id, body.status, body.page, body.size, total
     )
     return HistoryAnswer(
         history=[_entry(row) for row in rows],

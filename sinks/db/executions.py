@@ -86,21 +86,43 @@ def count(session: Session, webhook_id: str, status: ExecutionStatus | None) -> 
     return int(session.scalar(query) or 0)
 
 
+def page_window(total: int, page: int, size: int) -> tuple[bool, int, int]:
+    """(newest_first, offset, limit) for one page. A page in the older half is read from the oldest end, so
+    the index walk is at most half the history instead of growing with the page number."""
+    offset = page * size
+    if offset >= total:
+        return True, offset, size
+    limit = min(size, total - offset)
+    if offset <= total // 2:
+        return True, offset, limit
+    return False, total - offset - limit, limit
+
+
 def history_page(
-    session: Session, company_id: str, webhook_id: str, status: ExecutionStatus | None, page: int, size: int
+    session: Session,
+    company_id: str,
+    webhook_id: str,
+    status: ExecutionStatus | None,
+    page: int,
+    size: int,
+    total: int,
 ) -> list[HistoryRow]:
     """Newest first. The page's ids come from the covering index alone; only those rows are then read."""
+    newest_first, offset, limit = page_window(total, page, size)
     ids_query = select(WebhookExecution.id).where(
         WebhookExecution.company_id == company_id, WebhookExecution.webhook_id == webhook_id
     )
     if status is not None:
         ids_query = ids_query.where(WebhookExecution.status == status.value)
-    ids_query = (
-        ids_query.order_by(WebhookExecution.queued_at.desc(), WebhookExecution.id.desc())
-        .limit(size)
-        .offset(page * size)
+    order = (
+        (WebhookExecution.queued_at.desc(), WebhookExecution.id.desc())
+        if newest_first
+        else (WebhookExecution.queued_at.asc(), WebhookExecution.id.asc())
     )
+    ids_query = ids_query.order_by(*order).limit(limit).offset(offset)
     ids = list(session.scalars(ids_query))
+    if not newest_first:
+        ids.reverse()
     if not ids:
         return []
     rows = session.execute(
