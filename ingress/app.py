@@ -11,12 +11,14 @@ from prometheus_client import CollectorRegistry
 
 from ingress import errors
 from ingress.middleware import EdgeMiddleware, HttpMetrics
-from ingress.ratelimit import RateLimiter
-from ingress.routes import custom_webhooks, health, identity, webhook_trigger
+from ingress.ratelimit import RateLimiter, RowQuota
+from ingress.routes import analytics, custom_webhooks, health, identity, table_admin, webhook_trigger
 from ingress.state import Services
 from schemas.settings import Settings
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.group_commit import GroupCommitter
+from sinks.iceberg.catalog import make_catalog
+from sinks.iceberg.masking import Masker
 from sinks.kafka import Publisher
 
 log = logging.getLogger(__name__)
@@ -43,6 +45,9 @@ def create_app(settings: Settings) -> FastAPI:
                 settings.webhook_rate_limit_per_minute, settings.webhook_rate_limit_per_day
             ),
             committer=committer,
+            append_quota=RowQuota(settings.append_rows_per_minute),
+            catalog=make_catalog(settings.resolved_database_url, settings.resolved_warehouse),
+            masker=Masker(settings.secret_key),
             registry=registry,
         )
         log.info("ingress ready", extra={"host": settings.host, "port": settings.port})
@@ -65,6 +70,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(identity.router)
     app.include_router(custom_webhooks.router)
     app.include_router(webhook_trigger.router)
+    app.include_router(table_admin.router)
+    app.include_router(analytics.router)
     app.add_middleware(
         EdgeMiddleware, max_body_bytes=settings.max_request_bytes, metrics=HttpMetrics(registry)
     )

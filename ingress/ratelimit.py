@@ -70,3 +70,23 @@ class RateLimiter:
     def _count(windows: dict[str, tuple[int, int]], key: str, window: int) -> int:
         current = windows.get(key)
         return current[1] if current is not None and current[0] == window else 0
+
+
+class RowQuota:
+    """Rows per key per minute (the plan's appended-rows-per-minute limit), counted in this process."""
+
+    def __init__(self, per_minute: int) -> None:
+        self._per_minute = per_minute
+        self._lock = threading.Lock()
+        self._used: dict[str, tuple[int, int]] = {}
+
+    def take(self, key: str, rows: int, now: float) -> bool:
+        window = int(now // 60)
+        with self._lock:
+            current_window, used = self._used.get(key, (window, 0))
+            if current_window != window:
+                used = 0
+            if used + rows > self._per_minute:
+                return False
+            self._used[key] = (window, used + rows)
+            return True

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from prometheus_client import CollectorRegistry
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from ingress.ratelimit import RateLimiter
+from ingress.ratelimit import RateLimiter, RowQuota
 from schemas.settings import Settings
 from sinks.db.group_commit import GroupCommitter
+from sinks.iceberg.masking import Masker
 from sinks.kafka import Publisher
 
 
@@ -23,4 +25,7 @@ class Services:
     limiter: RateLimiter
     webhook_limiter: RateLimiter
     committer: GroupCommitter
+    append_quota: RowQuota
+    catalog: Any
+    masker: Masker
     registry: CollectorRegistry

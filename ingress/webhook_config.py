@@ -7,7 +7,6 @@ from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
-from streams.webhooks.transform import TransformConfigError, compile_jsonpath_mappings
 
 from ingress.errors import ApiError, messages_of
 from schemas.admin import Principal
@@ -15,6 +14,7 @@ from schemas.enums import AccessLevel
 from schemas.webhooks import WebhookConfig, WebhookResourceType
 from sinks.db import resources
 from streams.scripting.sandbox import ScriptError, compile_check
+from streams.webhooks.transform import TransformConfigError, compile_jsonpath_mappings
 
 NAME_REQUIRED = "Webhook must have a name in the configuration"
 VALIDATION_ARGS = ("headers", "body", "queryParams")

@@ -43,6 +43,8 @@ class Settings(BaseSettings):
     rate_limit_per_day: int = Field(200_000, ge=1)
     webhook_rate_limit_per_minute: int = Field(120_000, ge=1)
     webhook_rate_limit_per_day: int = Field(50_000_000, ge=1)
+    append_rows_per_minute: int = Field(6_000_000, ge=1)
+    table_commit_interval_seconds: float = Field(1.0, gt=0, le=5)
     max_request_bytes: int = Field(10 * 1024 * 1024 + 64 * 1024, ge=1024)
 
     log_level: str = "INFO"

@@ -210,3 +210,65 @@ class WebhookExecutionCount(Base):
     webhook_id: Mapped[str] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"), primary_key=True)
     status: Mapped[str] = mapped_column(String(20), primary_key=True)
     entries: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class AnalyticsTable(Base):
+    """A table's definition and semantic layer; its rows live in Iceberg (``c_<company>.t_<id>``)."""
+
+    __tablename__ = "analytics_tables"
+    __table_args__ = (
+        UniqueConstraint("company_id", "sql_name", name="uq_analytics_tables_company_sql_name"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), index=True)
+    sql_name: Mapped[str] = mapped_column(String(63))
+    name: Mapped[str] = mapped_column(String(200))
+    description: Mapped[str | None] = mapped_column(Text, nullable=True)
+    grain: Mapped[str | None] = mapped_column(Text, nullable=True)
+    columns_json: Mapped[str] = mapped_column(Text)
+    partition_spec_json: Mapped[str] = mapped_column(Text, default="[]")
+    semantics_json: Mapped[str] = mapped_column(Text, default="{}")
+    semantics_version: Mapped[int] = mapped_column(Integer, default=1)
+    created_by: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    last_load_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class TableGrant(Base):
+    """READ or WRITE on a table for one user, with row- and field-level security."""
+
+    __tablename__ = "table_grants"
+
+    table_id: Mapped[str] = mapped_column(
+        ForeignKey("analytics_tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), index=True)
+    level: Mapped[str] = mapped_column(String(8))
+    row_filter: Mapped[str | None] = mapped_column(Text, nullable=True)
+    hidden_columns_json: Mapped[str] = mapped_column(Text, default="[]")
+    can_reveal: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class TableWrite(Base):
+    """One accepted write (an append's rows, or a svcdb operation), durable before the caller's answer.
+
+    The Kafka record carries only this id; the table's writer commits PENDING writes to Iceberg with their ids
+    in the snapshot summary (exactly once), then marks them COMMITTED."""
+
+    __tablename__ = "table_writes"
+    __table_args__ = (Index("ix_table_writes_pending", "status", "table_id", "created_at"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("analytics_tables.id", ondelete="CASCADE"))
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(16))
+    payload_json: Mapped[str] = mapped_column(Text)
+    row_count: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(16), default="PENDING")
+    error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    dispatched_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    committed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

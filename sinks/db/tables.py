@@ -1,0 +1,177 @@
+"""Analytics table definitions, grants and accepted writes; every query is scoped by company."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from sinks.db.models import AnalyticsTable, TableGrant, TableWrite, utcnow
+
+
+@dataclass(frozen=True)
+class TableAccess:
+    """What one caller may do with one table: its level, hidden columns, row filter, and whether to reveal."""
+
+    level: str | None
+    hidden_columns: frozenset[str] = field(default_factory=frozenset)
+    row_filter: str | None = None
+    can_reveal: bool = False
+
+    def allows(self, needed: str) -> bool:
+        order = {"READ": 1, "WRITE": 2}
+        return self.level is not None and order[self.level] >= order[needed]
+
+
+ADMIN_ACCESS = TableAccess(level="WRITE", can_reveal=True)
+NO_ACCESS = TableAccess(level=None)
+
+
+def get(session: Session, company_id: str, table_id: str) -> AnalyticsTable | None:
+    return session.scalar(
+        select(AnalyticsTable).where(AnalyticsTable.company_id == company_id, AnalyticsTable.id == table_id)
+    )
+
+
+def by_sql_name(session: Session, company_id: str, sql_name: str) -> AnalyticsTable | None:
+    return session.scalar(
+        select(AnalyticsTable).where(
+            AnalyticsTable.company_id == company_id, AnalyticsTable.sql_name == sql_name
+        )
+    )
+
+
+def access(session: Session, company_id: str, user_id: str, is_admin: bool, table_id: str) -> TableAccess:
+    if is_admin:
+        return ADMIN_ACCESS
+    grant = session.scalar(
+        select(TableGrant).where(
+            TableGrant.company_id == company_id,
+            TableGrant.table_id == table_id,
+            TableGrant.user_id == user_id,
+        )
+    )
+    if grant is None:
+        return NO_ACCESS
+    return TableAccess(
+        level=grant.level,
+        hidden_columns=frozenset(json.loads(grant.hidden_columns_json)),
+        row_filter=grant.row_filter,
+        can_reveal=grant.can_reveal,
+    )
+
+
+def create(
+    session: Session,
+    company_id: str,
+    created_by: str,
+    *,
+    table_id: str,
+    sql_name: str,
+    name: str,
+    description: str | None,
+    grain: str | None,
+    columns: list[dict[str, Any]],
+    partition_spec: list[dict[str, Any]],
+    semantics: dict[str, Any],
+) -> AnalyticsTable:
+    now = utcnow()
+    table = AnalyticsTable(
+        id=table_id,
+        company_id=company_id,
+        sql_name=sql_name,
+        name=name,
+        description=description,
+        grain=grain,
+        columns_json=json.dumps(columns),
+        partition_spec_json=json.dumps(partition_spec),
+        semantics_json=json.dumps(semantics),
+        semantics_version=1,
+        created_by=created_by,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(table)
+    session.flush()
+    return table
+
+
+def set_grant(
+    session: Session,
+    table: AnalyticsTable,
+    user_id: str,
+    level: str,
+    row_filter: str | None,
+    hidden_columns: list[str],
+    can_reveal: bool,
+) -> None:
+    grant = session.get(TableGrant, (table.id, user_id))
+    if grant is None:
+        grant = TableGrant(table_id=table.id, user_id=user_id, company_id=table.company_id)
+        session.add(grant)
+    grant.level = level
+    grant.row_filter = row_filter
+    grant.hidden_columns_json = json.dumps(sorted(set(hidden_columns)))
+    grant.can_reveal = can_reveal
+    session.flush()
+
+
+def add_write(
+    session: Session,
+    *,
+    write_id: str,
+    table_id: str,
+    company_id: str,
+    kind: str,
+    payload: Any,
+    row_count: int,
+    now: datetime,
+) -> str:
+    session.add(
+        TableWrite(
+            id=write_id,
+            table_id=table_id,
+            company_id=company_id,
+            kind=kind,
+            payload_json=json.dumps(payload, separators=(",", ":")),
+            row_count=row_count,
+            status="PENDING",
+            created_at=now,
+            dispatched_at=now,
+        )
+    )
+    session.flush()
+    return write_id
+
+
+def pending_writes(session: Session, table_id: str, ids: list[str]) -> list[TableWrite]:
+    return list(
+        session.scalars(
+            select(TableWrite)
+            .where(TableWrite.table_id == table_id, TableWrite.id.in_(ids), TableWrite.status == "PENDING")
+            .order_by(TableWrite.created_at, TableWrite.id)
+        )
+    )
+
+
+def mark_committed(session: Session, ids: list[str], now: datetime) -> None:
+    for write in session.scalars(select(TableWrite).where(TableWrite.id.in_(ids))):
+        write.status = "COMMITTED"
+        write.committed_at = now
+        write.payload_json = "null"  # the rows now live in Iceberg
+
+
+def stale_writes(session: Session, before: datetime, limit: int) -> list[TableWrite]:
+    found = list(
+        session.scalars(
+            select(TableWrite)
+            .where(TableWrite.status == "PENDING", TableWrite.dispatched_at < before)
+            .order_by(TableWrite.created_at)
+            .limit(limit)
+        )
+    )
+    return found

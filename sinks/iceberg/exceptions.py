@@ -1,0 +1,29 @@
+"""Errors of the Iceberg storage core; each maps to one interface error code."""
+
+from __future__ import annotations
+
+from sinks.exceptions import Conflict, NotFound, SinkError
+
+
+class IcebergError(SinkError):
+    """Base of the errors below."""
+
+
+class InvalidSchema(IcebergError):
+    """A column, type, partition spec or schema change the interface refuses (INVALID_SCHEMA)."""
+
+
+class TableNotFound(NotFound):
+    """No such table in the catalog (NOT_FOUND)."""
+
+
+class TableExists(Conflict):
+    """A table with this id already exists."""
+
+
+class CommitConflict(IcebergError):
+    """Concurrent commits kept winning and the bounded retries ran out; nothing was committed."""
+
+
+class MaskingError(IcebergError):
+    """A masked value cannot be decrypted: tampered, truncated, or written for another company."""

@@ -1,0 +1,132 @@
+"""The table writer area of the worker: commit accepted writes into Iceberg, one ordered writer per table.
+
+Records on ``svc.table.appends`` are keyed by table id, so one partition (one worker) owns a table's writes.
+A batch taken within ``SVC_TABLE_COMMIT_INTERVAL_SECONDS`` becomes one Iceberg commit per table whose snapshot
+summary lists the write ids it contains; a redelivered write is skipped by that ledger, and a write already
+marked COMMITTED in the DB is never read again. Rows are durable in the DB before the caller's answer, so a
+lost record only delays them until the sweeper publishes them again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import faust
+import mode
+
+from schemas.envelopes import Envelope
+from schemas.settings import Settings
+from schemas.topics import TABLE_APPENDS
+from sinks.db import tables
+from sinks.db.engine import make_engine, make_sessions
+from sinks.db.models import AnalyticsTable, TableWrite
+from sinks.iceberg import catalog as iceberg
+from sinks.iceberg import writer
+from sinks.iceberg.convert import rows_to_arrow
+from sinks.iceberg.masking import Masker
+from sinks.kafka import Publisher
+from streams.app import raw_topic
+
+log = logging.getLogger(__name__)
+WRITE_TYPE = "table.write"
+
+
+def write_ids_by_table(raw_records: list[bytes]) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = defaultdict(list)
+    for raw in raw_records:
+        try:
+            envelope = Envelope.from_bytes(raw)
+        except ValueError:
+            log.warning("skipping a malformed table write record")
+            continue
+        if envelope.type != WRITE_TYPE or envelope.v != 1:
+            log.warning("skipping a record of unknown type", extra={"type": envelope.type})
+            continue
+        grouped[str(envelope.payload["tableId"])].append(str(envelope.payload["writeId"]))
+    return grouped
+
+
+class TableWriter(mode.Service):
+    def __init__(self, settings: Settings, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.settings = settings
+        self.engine = make_engine(settings.resolved_database_url)
+        self.sessions = make_sessions(self.engine)
+        self.catalog = iceberg.make_catalog(settings.resolved_database_url, settings.resolved_warehouse)
+        self.masker = Masker(settings.secret_key)
+        self.publisher = Publisher(settings)
+
+    async def on_start(self) -> None:
+        await self.publisher.start()
+
+    async def on_stop(self) -> None:
+        await self.publisher.stop()
+        self.engine.dispose()
+
+    async def commit(self, grouped: dict[str, list[str]]) -> None:
+        for table_id, write_ids in grouped.items():
+            await asyncio.to_thread(self.commit_table, table_id, write_ids)
+
+    def commit_table(self, table_id: str, write_ids: list[str]) -> int:
+        with self.sessions() as session:
+            table = session.get(AnalyticsTable, table_id)
+            writes = tables.pending_writes(session, table_id, write_ids) if table is not None else []
+            if table is None or not writes:
+                return 0
+            company_id = table.company_id
+            batches = [(write.id, json.loads(write.payload_json)) for write in writes]
+        handle = iceberg.load_table(self.catalog, company_id, table_id)
+        columns = iceberg.table_columns(handle)
+        encrypt = self.masker.encryptor(company_id)
+        arrow_batches = []
+        for write_id, rows in batches:
+            converted = rows_to_arrow(columns, rows, load_id=write_id, first_record_id=0, encrypt=encrypt)
+            arrow_batches.append((write_id, converted.table))
+        outcome = writer.append(handle, arrow_batches)
+        now = datetime.now(UTC)
+        with self.sessions.begin() as session:
+            tables.mark_committed(session, [write_id for write_id, _ in batches], now)
+            stored = session.get(AnalyticsTable, table_id)
+            if stored is not None:
+                stored.last_load_at = now
+        log.info("table commit", extra={"table_id": table_id, "rows": outcome.rows, "writes": len(batches)})
+        return outcome.rows
+
+    async def sweep(self) -> None:
+        """Publish again the writes that are still PENDING well after they were accepted."""
+        before = datetime.now(UTC) - timedelta(seconds=self.settings.queued_grace_seconds)
+        stale = await asyncio.to_thread(self._stale, before)
+        for write in stale:
+            envelope = Envelope(
+                type=WRITE_TYPE, payload={"writeId": write[0], "tableId": write[1], "companyId": write[2]}
+            )
+            await self.publisher.publish(TABLE_APPENDS, envelope, key=write[1])
+
+    def _stale(self, before: datetime) -> list[tuple[str, str, str]]:
+        with self.sessions.begin() as session:
+            found: list[TableWrite] = tables.stale_writes(session, before, 1000)
+            now = datetime.now(UTC)
+            for write in found:
+                write.dispatched_at = now
+            return [(write.id, write.table_id, write.company_id) for write in found]
+
+
+def register(app: faust.App, settings: Settings) -> None:
+    table_writer = TableWriter(settings)
+    app.service(table_writer)  # type: ignore[arg-type] # an instance is accepted: Faust starts it with the app
+
+    @app.agent(raw_topic(app, settings, TABLE_APPENDS), name="write_tables")
+    async def write_tables(stream: faust.StreamT[bytes]) -> None:
+        async for batch in stream.take(2000, within=settings.table_commit_interval_seconds):
+            grouped = write_ids_by_table(list(batch))
+            if grouped:
+                await table_writer.commit(grouped)
+
+    @app.timer(interval=settings.reconcile_interval_seconds, on_leader=True)  # type: ignore[untyped-decorator]
+    async def sweep_table_writes() -> None:
+        await table_writer.sweep()
