@@ -33,7 +33,7 @@ def spawn(
     try:
         return subprocess.Popen(  # noqa: S603 - commands are built by the supervisor, never from input
             list(command),
-            # stdout belongs to the supervisor (it prints the URL); a child's output goes to its log or stderr.
+            # stdout belongs to the supervisor (it prints the URL); a child writes to its log or stderr.
             stdout=output if output is not None else sys.stderr.fileno(),
             stderr=subprocess.STDOUT if output is not None else None,
             env=dict(env) if env is not None else None,
