@@ -12,7 +12,7 @@ from ingress.errors import ApiError, messages_of
 from schemas.admin import Principal
 from schemas.enums import AccessLevel
 from schemas.webhooks import WebhookConfig, WebhookResourceType
-from sinks.db import resources
+from sinks.db import resources, tables
 from streams.scripting.sandbox import ScriptError, compile_check
 from streams.webhooks.transform import TransformConfigError, compile_jsonpath_mappings
 
@@ -57,6 +57,8 @@ def _script_problems(config: WebhookConfig) -> list[str]:
 
 def _check_handler(session: Session, caller: Principal, config: WebhookConfig) -> None:
     execution = config.resource_execution_config
+    if execution is not None and execution.svc_db_config is not None:
+        _check_table(session, caller, execution.svc_db_config.target_table_id)
     if (
         execution is None
         or execution.resource_type is WebhookResourceType.SVCDB
@@ -74,6 +76,15 @@ def _check_handler(session: Session, caller: Principal, config: WebhookConfig) -
         raise ApiError(
             403, f"API key does not have permission to access the target {kind} (ID: {handler.id})"
         )
+
+
+def _check_table(session: Session, caller: Principal, table_id: str) -> None:
+    table = tables.get(session, caller.company_id, table_id)
+    if table is None:
+        raise ApiError(400, f"Target resource does not belong to your company: table (ID: {table_id})")
+    access = tables.access(session, caller.company_id, caller.user_id, caller.is_admin, table.id)
+    if not access.allows("WRITE"):
+        raise ApiError(403, f"API key does not have permission to access the target table (ID: {table_id})")
 
 
 def validated_config(session: Session, caller: Principal, raw: dict[str, Any]) -> dict[str, Any]:

@@ -18,12 +18,13 @@ from typing import Any
 
 import faust
 import mode
+from sqlalchemy.orm import Session
 
 from schemas.deliveries import DELIVERY_TYPE, RESULT_TYPE, DeliveryResult, DeliveryTask, HandlerOutcome
 from schemas.envelopes import Envelope
 from schemas.settings import Settings
-from schemas.topics import WEBHOOK_DELIVERIES, WEBHOOK_RESULTS
-from sinks.db import deliveries, resources
+from schemas.topics import TABLE_APPENDS, WEBHOOK_DELIVERIES, WEBHOOK_RESULTS
+from sinks.db import deliveries, resources, tables
 from sinks.db.deliveries import Attempt, Finish
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.group_commit import GroupCommitter
@@ -34,6 +35,7 @@ from streams.webhooks.handler_request import build_request, recorded
 
 log = logging.getLogger(__name__)
 LOST_WORKER = "The worker running this attempt stopped before it finished"
+TABLE_WRITE_TYPE = "table.write"
 
 
 def now() -> datetime:
@@ -160,15 +162,44 @@ class DeliveryRuntime(mode.Service):
     ) -> HandlerOutcome:
         kind = execution.get("resourceType")
         if kind == "SVCDB":
-            return HandlerOutcome(
-                ok=False, error="svcdb operations are not available on this server", retryable=False
-            )
+            return await self._svcdb(task, request.get("svcDbConfig") or {}, config)
         resource_id = str(execution.get("resourceId"))
         handler = await asyncio.to_thread(self._handler, task.company_id, resource_id)
         if handler is None or handler.type != kind:
             return HandlerOutcome(ok=False, error=f"Handler {kind} {resource_id} not found", retryable=False)
         timeout = float((config.get("executionSettings") or {}).get("timeoutSeconds", 300))
         return await self.invoker.invoke(handler.endpoint, request, timeout)
+
+    async def _svcdb(
+        self, task: DeliveryTask, operation: dict[str, Any], config: dict[str, Any]
+    ) -> HandlerOutcome:
+        """Hand the operation to the table's ordered writer and wait for its outcome. The write id is the
+        execution id, so a retried attempt waits for the same write instead of applying it twice."""
+        table_id = str(operation.get("targetTableId"))
+        timeout = float((config.get("executionSettings") or {}).get("timeoutSeconds", 300))
+        queued = await self.committer.run(
+            partial(_queue_svcdb, task=task, table_id=table_id, operation=operation)
+        )
+        if not queued:
+            return HandlerOutcome(ok=False, error=f"Target table {table_id} not found", retryable=False)
+        envelope = Envelope(
+            type=TABLE_WRITE_TYPE,
+            payload={"writeId": task.execution_id, "tableId": table_id, "companyId": task.company_id},
+        )
+        await self.publisher.publish(TABLE_APPENDS, envelope, key=table_id)
+        deadline = asyncio.get_running_loop().time() + timeout
+        while asyncio.get_running_loop().time() < deadline:
+            state = await asyncio.to_thread(self._write_state, task.execution_id)
+            if state is not None and state[0] == "COMMITTED":
+                return HandlerOutcome(ok=True, response={"writeId": task.execution_id, "status": "COMMITTED"})
+            if state is not None and state[0] == "FAILED":
+                return HandlerOutcome(ok=False, error=f"svcdb operation failed: {state[1]}", retryable=False)
+            await asyncio.sleep(0.1)
+        return HandlerOutcome(ok=False, error=f"svcdb operation did not finish within {timeout:g} s")
+
+    def _write_state(self, write_id: str) -> tuple[str, str | None] | None:
+        with make_sessions(self.engine)() as session:
+            return tables.write_state(session, write_id)
 
     def _handler(self, company_id: str, resource_id: str) -> Any:
         with make_sessions(self.engine)() as session:
@@ -234,6 +265,23 @@ class DeliveryRuntime(mode.Service):
             await self.committer.run(partial(deliveries.finish, result=result))
         if abandoned:
             log.warning("failed attempts whose worker stopped", extra={"count": len(abandoned)})
+
+
+def _queue_svcdb(session: Session, *, task: DeliveryTask, table_id: str, operation: dict[str, Any]) -> bool:
+    if tables.get(session, task.company_id, table_id) is None:
+        return False
+    if tables.write_state(session, task.execution_id) is None:
+        tables.add_write(
+            session,
+            write_id=task.execution_id,
+            table_id=table_id,
+            company_id=task.company_id,
+            kind="SVCDB",
+            payload=operation,
+            row_count=0,
+            now=now(),
+        )
+    return True
 
 
 def register(app: faust.App, settings: Settings) -> None:

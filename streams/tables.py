@@ -22,6 +22,7 @@ import mode
 from schemas.envelopes import Envelope
 from schemas.settings import Settings
 from schemas.topics import TABLE_APPENDS
+from sinks import svcdb_apply
 from sinks.db import tables
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.models import AnalyticsTable, TableWrite
@@ -31,9 +32,21 @@ from sinks.iceberg.convert import rows_to_arrow
 from sinks.iceberg.masking import Masker
 from sinks.kafka import Publisher
 from streams.app import raw_topic
+from streams.svcdb import SvcDbError
 
 log = logging.getLogger(__name__)
 WRITE_TYPE = "table.write"
+
+
+def _runs(pending: list[tuple[str, str, Any]]) -> list[tuple[str, list[tuple[str, Any]]]]:
+    """Consecutive writes of the same kind, in order: appends can share a commit, operations cannot."""
+    runs: list[tuple[str, list[tuple[str, Any]]]] = []
+    for write_id, kind, payload in pending:
+        if runs and runs[-1][0] == kind == "APPEND":
+            runs[-1][1].append((write_id, payload))
+        else:
+            runs.append((kind, [(write_id, payload)]))
+    return runs
 
 
 def write_ids_by_table(raw_records: list[bytes]) -> dict[str, list[str]]:
@@ -73,29 +86,58 @@ class TableWriter(mode.Service):
             await asyncio.to_thread(self.commit_table, table_id, write_ids)
 
     def commit_table(self, table_id: str, write_ids: list[str]) -> int:
+        """Apply the pending writes in the order they were accepted: runs of appends as one commit each,
+        svcdb operations one by one. Returns the rows appended."""
         with self.sessions() as session:
             table = session.get(AnalyticsTable, table_id)
             writes = tables.pending_writes(session, table_id, write_ids) if table is not None else []
             if table is None or not writes:
                 return 0
             company_id = table.company_id
-            batches = [(write.id, json.loads(write.payload_json)) for write in writes]
+            pending = [(write.id, write.kind, json.loads(write.payload_json)) for write in writes]
         handle = iceberg.load_table(self.catalog, company_id, table_id)
         columns = iceberg.table_columns(handle)
         encrypt = self.masker.encryptor(company_id)
-        arrow_batches = []
-        for write_id, rows in batches:
-            converted = rows_to_arrow(columns, rows, load_id=write_id, first_record_id=0, encrypt=encrypt)
-            arrow_batches.append((write_id, converted.table))
-        outcome = writer.append(handle, arrow_batches)
+        appended = 0
+        for kind, run in _runs(pending):
+            if kind == "APPEND":
+                batches = [
+                    (
+                        write_id,
+                        rows_to_arrow(
+                            columns, rows, load_id=write_id, first_record_id=0, encrypt=encrypt
+                        ).table,
+                    )
+                    for write_id, rows in run
+                ]
+                appended += writer.append(
+                    handle, [(write_id, result.table) for write_id, result in batches]
+                ).rows
+                self._finish([write_id for write_id, _ in run], table_id, None)
+                continue
+            for write_id, op in run:
+                try:
+                    account = svcdb_apply.apply(handle, columns, op, write_id, encrypt)
+                except SvcDbError as exc:
+                    self._finish([write_id], table_id, str(exc))
+                    continue
+                log.info(
+                    "svcdb operation", extra={"table_id": table_id, "write_id": write_id, "result": account}
+                )
+                self._finish([write_id], table_id, None)
+        log.info("table commit", extra={"table_id": table_id, "rows": appended, "writes": len(pending)})
+        return appended
+
+    def _finish(self, write_ids: list[str], table_id: str, error: str | None) -> None:
         now = datetime.now(UTC)
         with self.sessions.begin() as session:
-            tables.mark_committed(session, [write_id for write_id, _ in batches], now)
-            stored = session.get(AnalyticsTable, table_id)
-            if stored is not None:
-                stored.last_load_at = now
-        log.info("table commit", extra={"table_id": table_id, "rows": outcome.rows, "writes": len(batches)})
-        return outcome.rows
+            if error is None:
+                tables.mark_committed(session, write_ids, now)
+                stored = session.get(AnalyticsTable, table_id)
+                if stored is not None:
+                    stored.last_load_at = now
+            else:
+                tables.mark_failed(session, write_ids, error, now)
 
     async def sweep(self) -> None:
         """Publish again the writes that are still PENDING well after they were accepted."""

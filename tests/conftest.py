@@ -3,4 +3,5 @@ pytest_plugins = [
     "tests.fixtures.stack",
     "tests.fixtures.handler",
     "tests.fixtures.worker",
+    "tests.fixtures.tables",
 ]

@@ -165,6 +165,20 @@ def mark_committed(session: Session, ids: list[str], now: datetime) -> None:
         write.payload_json = "null"  # the rows now live in Iceberg
 
 
+def mark_failed(session: Session, ids: list[str], message: str, now: datetime) -> None:
+    for write in session.scalars(select(TableWrite).where(TableWrite.id.in_(ids))):
+        write.status = "FAILED"
+        write.error_message = message
+        write.committed_at = now
+
+
+def write_state(session: Session, write_id: str) -> tuple[str, str | None] | None:
+    row = session.execute(
+        select(TableWrite.status, TableWrite.error_message).where(TableWrite.id == write_id)
+    ).first()
+    return (row[0], row[1]) if row is not None else None
+
+
 def stale_writes(session: Session, before: datetime, limit: int) -> list[TableWrite]:
     found = list(
         session.scalars(
