@@ -5,9 +5,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from ingress.analytics_errors import analytics_error
 from schemas.column_types import ColumnDef, ColumnKind, ColumnTypeError, parse_column_type
 from schemas.tables import ColumnSpec, CreateTableRequest, PartitionField
+from sinks.credentials import new_id
+from sinks.db import tables
+from sinks.db.models import AnalyticsTable
+from sinks.iceberg import catalog as iceberg
 
 _TRANSFORM = re.compile(r"^(IDENTITY|YEAR|MONTH|DAY|HOUR|BUCKET\[(\d{1,4})\]|TRUNCATE\[(\d{1,4})\])$")
 _TIME_TRANSFORMS = {"YEAR", "MONTH", "DAY", "HOUR"}
@@ -84,3 +90,38 @@ def definitions_of(stored: list[dict[str, Any]]) -> list[ColumnDef]:
         )
         for c in stored
     ]
+
+
+def _semantics(body: CreateTableRequest) -> dict[str, Any]:
+    return {
+        "measures": [m.model_dump(by_alias=True) for m in body.measures],
+        "joins": [j.model_dump(by_alias=True) for j in body.joins],
+        "verifiedQueries": [q.model_dump(by_alias=True) for q in body.verified_queries],
+    }
+
+
+def register_table(
+    session: Session, catalog: Any, company_id: str, created_by: str, body: CreateTableRequest
+) -> AnalyticsTable:
+    """Create the Iceberg table and its registry row (the poweruser API and `svc admin create-table`)."""
+    definitions, stored, partitions = table_definition(body)
+    if tables.by_sql_name(session, company_id, body.sql_name) is not None:
+        raise analytics_error("INVALID_SCHEMA", f"sqlName {body.sql_name!r} is already used by another table")
+    table_id = new_id()
+    # The Iceberg table first: the catalog writes to the same database, and on SQLite it must not wait for
+    # the caller's own open transaction. If the registry row then fails, the orphan table holds no rows.
+    spec = [(p["column"], p["transform"]) for p in partitions]
+    iceberg.create_table(catalog, company_id, table_id, definitions, spec)
+    return tables.create(
+        session,
+        company_id,
+        created_by,
+        table_id=table_id,
+        sql_name=body.sql_name,
+        name=body.name,
+        description=body.description,
+        grain=body.grain,
+        columns=stored,
+        partition_spec=partitions,
+        semantics=_semantics(body),
+    )

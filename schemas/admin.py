@@ -34,6 +34,10 @@ class CreatedResource(_Out):
     resource_id: str
 
 
+class CreatedTableId(_Out):
+    table_id: str
+
+
 class Granted(_Out):
     granted: bool = True
 

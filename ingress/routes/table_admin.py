@@ -12,7 +12,7 @@ from fastapi import APIRouter
 
 from ingress.analytics_errors import analytics_error
 from ingress.deps import DbSession, PoweruserCaller, Svc
-from ingress.table_specs import column_def, stored_column, table_definition
+from ingress.table_specs import column_def, register_table, stored_column
 from schemas.admin import Principal
 from schemas.column_types import is_safe_widening, parse_column_type
 from schemas.tables import (
@@ -24,7 +24,6 @@ from schemas.tables import (
     Updated,
     UpdateSemanticsRequest,
 )
-from sinks.credentials import new_id
 from sinks.db import tables, tenancy
 from sinks.db.models import AnalyticsTable, utcnow
 from sinks.iceberg import catalog as iceberg
@@ -46,40 +45,12 @@ def _table(session: DbSession, caller: Principal, table_id: str) -> AnalyticsTab
     return table
 
 
-def _semantics(body: CreateTableRequest) -> dict[str, object]:
-    return {
-        "measures": [m.model_dump(by_alias=True) for m in body.measures],
-        "joins": [j.model_dump(by_alias=True) for j in body.joins],
-        "verifiedQueries": [q.model_dump(by_alias=True) for q in body.verified_queries],
-    }
-
-
 @router.post("/create", response_model=CreatedTable, response_model_by_alias=True)
 def create_table(
     body: CreateTableRequest, caller: PoweruserCaller, session: DbSession, svc: Svc
 ) -> CreatedTable:
     _admin(caller)
-    definitions, stored, partitions = table_definition(body)
-    if tables.by_sql_name(session, caller.company_id, body.sql_name) is not None:
-        raise analytics_error("INVALID_SCHEMA", f"sqlName {body.sql_name!r} is already used by another table")
-    table_id = new_id()
-    # The Iceberg table first: the catalog writes to the same database, and on SQLite it must not wait for
-    # this request's own open transaction. If the registry row then fails, the orphan table holds no rows.
-    spec = [(p["column"], p["transform"]) for p in partitions]
-    iceberg.create_table(svc.catalog, caller.company_id, table_id, definitions, spec)
-    table = tables.create(
-        session,
-        caller.company_id,
-        caller.user_id,
-        table_id=table_id,
-        sql_name=body.sql_name,
-        name=body.name,
-        description=body.description,
-        grain=body.grain,
-        columns=stored,
-        partition_spec=partitions,
-        semantics=_semantics(body),
-    )
+    table = register_table(session, svc.catalog, caller.company_id, caller.user_id, body)
     return CreatedTable(table_id=table.id, semantics_version=table.semantics_version)
 
 

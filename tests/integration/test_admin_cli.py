@@ -1,3 +1,4 @@
+import json
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,49 @@ def test_duplicate_user_is_refused(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert "already exists" in done.stderr
+
+
+def test_create_table_and_grant_on_it(tmp_path: Path) -> None:
+    env = svc_env(tmp_path / "data")
+    company = admin("create-company", "--name", "Acme", "--admin-email", "boss@acme.test", env=env)
+    user = admin("create-user", "--company-id", company["companyId"], "--email", "dev@acme.test", env=env)
+    spec = tmp_path / "orders.json"
+    spec.write_text(
+        json.dumps({"sqlName": "orders", "name": "Orders", "columns": [{"name": "id", "type": "LONG"}]})
+    )
+    created = admin("create-table", "--company-id", company["companyId"], "--spec", str(spec), env=env)
+    assert set(created) == {"tableId"}
+    granted = admin(
+        "grant", "--user-id", user["userId"], "--resource-id", created["tableId"], "--level", "READ", env=env
+    )
+    assert granted == {"granted": True}
+    refused = run_svc(
+        "admin",
+        "grant",
+        "--user-id",
+        user["userId"],
+        "--resource-id",
+        created["tableId"],
+        "--level",
+        "ADMIN",
+        env=env,
+    )
+    assert refused.returncode != 0
+    assert "READ or WRITE" in refused.stderr
+    again = run_svc(
+        "admin", "create-table", "--company-id", company["companyId"], "--spec", str(spec), env=env
+    )
+    assert again.returncode == 1
+    assert "already used" in again.stderr
+    spec.write_text(
+        json.dumps({"sqlName": "bad", "name": "Bad", "columns": [{"name": "id", "type": "UUID"}]})
+    )
+    invalid = run_svc(
+        "admin", "create-table", "--company-id", company["companyId"], "--spec", str(spec), env=env
+    )
+    assert invalid.returncode == 1
+    assert "unknown column type" in invalid.stderr
+    missing = run_svc(
+        "admin", "create-table", "--company-id", company["companyId"], "--spec", "/nope.json", env=env
+    )
+    assert missing.returncode == 2
