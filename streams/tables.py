@@ -83,7 +83,12 @@ class TableWriter(mode.Service):
 
     async def commit(self, grouped: dict[str, list[str]]) -> None:
         for table_id, write_ids in grouped.items():
-            await asyncio.to_thread(self.commit_table, table_id, write_ids)
+            try:
+                await asyncio.to_thread(self.commit_table, table_id, write_ids)
+            except Exception:
+                # The writes stay PENDING in the DB; the sweeper hands them over again. One table's trouble
+                # must not stop the agent that writes every other table.
+                log.exception("table commit failed; it will be retried", extra={"table_id": table_id})
 
     def commit_table(self, table_id: str, write_ids: list[str]) -> int:
         """Apply the pending writes in the order they were accepted: runs of appends as one commit each,
@@ -102,17 +107,9 @@ class TableWriter(mode.Service):
         for kind, run in _runs(pending):
             if kind == "APPEND":
                 batches = [
-                    (
-                        write_id,
-                        rows_to_arrow(
-                            columns, rows, load_id=write_id, first_record_id=0, encrypt=encrypt
-                        ).table,
-                    )
-                    for write_id, rows in run
+                    (write_id, self._arrow(columns, rows, write_id, encrypt)) for write_id, rows in run
                 ]
-                appended += writer.append(
-                    handle, [(write_id, result.table) for write_id, result in batches]
-                ).rows
+                appended += writer.append(handle, batches).rows
                 self._finish([write_id for write_id, _ in run], table_id, None)
                 continue
             for write_id, op in run:
@@ -127,6 +124,11 @@ class TableWriter(mode.Service):
                 self._finish([write_id], table_id, None)
         log.info("table commit", extra={"table_id": table_id, "rows": appended, "writes": len(pending)})
         return appended
+
+    @staticmethod
+    def _arrow(columns: list[Any], rows: list[Any], write_id: str, encrypt: Any) -> Any:
+        # The rows were validated when they were accepted; converting again adds encryption and the load id.
+        return rows_to_arrow(columns, rows, load_id=write_id, first_record_id=0, encrypt=encrypt).table
 
     def _finish(self, write_ids: list[str], table_id: str, error: str | None) -> None:
         now = datetime.now(UTC)

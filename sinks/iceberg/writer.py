@@ -12,8 +12,8 @@ redelivered or concurrently written load is never doubled and a row is never los
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
+import logging
 import random
 import re
 import threading
@@ -35,7 +35,10 @@ from pyiceberg.types import LongType
 
 from schemas.column_types import LOAD_ID_COLUMN, RECORD_ID_COLUMN
 from sinks.iceberg.catalog import TABLE_PROPERTIES
+from sinks.iceberg.convert import repeated, sequence
 from sinks.iceberg.exceptions import CommitConflict
+
+logger = logging.getLogger(__name__)
 
 LOAD_IDS = "svc.load-ids"
 OP_IDS = "svc.op-ids"
@@ -44,9 +47,9 @@ FIRST_RECORD_ID = 1
 DEFAULT_ATTEMPTS = 10
 # The exactly-once window: a write id is remembered while its snapshot is kept, at least this many
 # commits and this long. Expiry runs every _EXPIRE_EVERY commits beyond the limit.
-SNAPSHOTS_KEPT = 200
-SNAPSHOTS_MIN_AGE = timedelta(minutes=5)
-_EXPIRE_EVERY = 50
+SNAPSHOTS_KEPT = 100
+SNAPSHOTS_MIN_AGE = timedelta(minutes=2)
+_EXPIRE_EVERY = 25
 _RETRY_KEY = "commit.retry.num-retries"
 _HEX32 = re.compile(r"^[0-9a-f]{32}$")
 
@@ -146,9 +149,15 @@ def expire_snapshots(
 
 
 def _expire_now_and_then(table: Table) -> None:
-    if len(table.metadata.snapshots) >= SNAPSHOTS_KEPT + _EXPIRE_EVERY:
-        with contextlib.suppress(CommitFailedException):  # another writer moved on: next time
-            expire_snapshots(table)
+    if len(table.metadata.snapshots) < SNAPSHOTS_KEPT + _EXPIRE_EVERY:
+        return
+    try:
+        expire_snapshots(table, keep_last=SNAPSHOTS_KEPT, min_age=SNAPSHOTS_MIN_AGE)
+    except CommitFailedException:
+        pass  # another writer moved on; the next commit tries again
+    except Exception:
+        # The write itself is committed: a failed clean-up must not make the caller retry it.
+        logger.warning("snapshot expiry failed for %s", table.name(), exc_info=True)
 
 
 def committed_load_ids(table: Table) -> set[str]:
@@ -296,9 +305,9 @@ def _assemble(table: Table, pending: Iterable[tuple[str, pa.Table]], first: int)
     parts = []
     for load_id, data in pending:
         kept = data.drop_columns([c for c in (LOAD_ID_COLUMN, RECORD_ID_COLUMN) if c in data.column_names])
-        parts.append(kept.append_column(LOAD_ID_COLUMN, pa.array([load_id] * kept.num_rows, pa.string())))
+        parts.append(kept.append_column(LOAD_ID_COLUMN, repeated(load_id, kept.num_rows)))
     combined = pa.concat_tables(parts, promote_options="permissive")
-    ids = pa.array(range(first, first + combined.num_rows), pa.int64())
+    ids = sequence(first, combined.num_rows)
     return _conform(combined.append_column(RECORD_ID_COLUMN, ids), table.schema().as_arrow())
 
 
@@ -330,11 +339,28 @@ def _conform(data: pa.Table, target: pa.Schema) -> pa.Table:
     if extra:
         raise ValueError(f"rows carry columns the table does not have: {sorted(extra)}")
     arrays = []
+    fields = []
     for field in target:
         if field.name in data.column_names:
-            arrays.append(data.column(field.name).cast(field.type))
+            column = data.column(field.name)
+            if not _same_layout(column.type, field.type):
+                column = column.cast(field.type)
+            arrays.append(column)
+            fields.append(field.with_type(column.type))
         elif field.nullable:
             arrays.append(pa.nulls(data.num_rows, field.type))
+            fields.append(field)
         else:
             raise ValueError(f"rows lack the required column {field.name!r}")
-    return pa.Table.from_arrays(arrays, schema=target)
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def _same_layout(source: pa.DataType, target: pa.DataType) -> bool:
+    """pyiceberg writes string and list<string> as well as their large variants: skip that copy."""
+    if source == target:
+        return True
+    if pa.types.is_large_string(target):
+        return bool(pa.types.is_string(source))
+    if pa.types.is_large_list(target) and (pa.types.is_list(source) or pa.types.is_large_list(source)):
+        return _same_layout(source.value_type, target.value_type)
+    return False
