@@ -4,7 +4,7 @@ import pytest
 
 from schemas.settings import Settings
 from svc import broker
-from tests.fixtures.stack import Db, Ingress, make_settings
+from tests.fixtures.stack import Db, Ingress, make_settings, migrated
 
 pytestmark = pytest.mark.integration
 
@@ -85,9 +85,7 @@ def limited(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> I
 
 
 def _serve(settings: Settings) -> Iterator[tuple[Ingress, Db]]:
-    from tests.fixtures.stack import _migrated
-
-    for db in _migrated(settings):
+    with migrated(settings) as db:
         server = Ingress(settings)
 
         @server.app.post("/boom")

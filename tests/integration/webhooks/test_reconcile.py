@@ -11,7 +11,7 @@ from sinks.db import resources
 from sinks.kafka import ensure_topics
 from svc import broker
 from tests.fixtures.handler import RecordingHandler
-from tests.fixtures.stack import Ingress, _migrated, make_settings
+from tests.fixtures.stack import Ingress, make_settings, migrated
 from tests.fixtures.worker import Worker
 from tests.integration.webhooks.conftest import Api, Person
 from tests.integration.webhooks.delivery_helpers import TRIGGER
@@ -28,7 +28,7 @@ def test_accepted_deliveries_survive_a_broker_restart(tmp_path: Path, handler: R
     try:
         broker.wait_reachable(bootstrap, 30, tansu)
         asyncio.run(ensure_topics(settings))
-        for db in _migrated(settings):
+        with migrated(settings) as db:
             created = db.create_company()
             with db.sessions.begin() as session:
                 tool = resources.create_resource(

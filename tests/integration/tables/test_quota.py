@@ -1,0 +1,51 @@
+"""The plan's appended-rows-per-minute limit answers 429 QUOTA, and a refused append stores nothing."""
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from sinks.db import tables
+from sinks.db.models import TableWrite
+from sinks.kafka import ensure_topics
+from tests.fixtures.stack import Ingress, make_settings, migrated
+from tests.fixtures.tables import ORDERS
+
+pytestmark = pytest.mark.integration
+
+
+def test_append_quota(tmp_path: Path, kafka_bootstrap: str) -> None:
+    settings = make_settings(tmp_path / "data", kafka_bootstrap=kafka_bootstrap, append_rows_per_minute=150)
+    asyncio.run(ensure_topics(settings))
+    with migrated(settings) as db:
+        company = db.create_company()
+        server = Ingress(settings)
+        server.start()
+        try:
+            created = server.client.post(
+                "/svc_poweruser/analytics/tables/create",
+                headers={"Authorization": company.poweruser_key},
+                json=ORDERS,
+            )
+            table_id = created.json()["tableId"]
+
+            def append(count: int, start: int) -> tuple[int, dict[str, object]]:
+                answer = server.client.post(
+                    "/clients/svcdb/analytics/append-rows",
+                    params={"resourceId": table_id},
+                    headers={"Authorization": company.client_api_key},
+                    json={"tableId": table_id, "rows": [{"order_id": start + i} for i in range(count)]},
+                )
+                return answer.status_code, answer.json()
+
+            assert append(100, 0)[0] == 200
+            status, body = append(100, 100)
+            assert status == 429
+            assert body["errorCode"] == "QUOTA"
+            assert append(50, 200)[0] == 200  # what is left of the minute is still usable
+            with db.sessions() as session:
+                stored = session.query(TableWrite).filter_by(table_id=table_id).all()
+                assert sorted(w.row_count for w in stored) == [50, 100]
+                assert tables.get(session, company.company_id, table_id) is not None
+        finally:
+            server.stop()
