@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import select
@@ -13,11 +14,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any
+
+import httpx
 
 REPO = Path(__file__).resolve().parent.parent
 _STARTED = time.monotonic()
@@ -173,3 +176,75 @@ def running_stack(data_dir: Path, extra_env: Mapping[str, str] | None = None) ->
     finally:
         _stop(process, timeout=90)
         signal.signal(signal.SIGTERM, previous)
+
+
+def _die_with_parent() -> None:
+    # A helper server must not outlive a benchmark that is killed outright (SIGKILL skips every finally).
+    with suppress(OSError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+
+
+@contextmanager
+def running_server(
+    command: list[str], ready_url: str, *, log_path: Path, timeout: float = 60
+) -> Iterator[subprocess.Popen[bytes]]:
+    """A helper HTTP server as a child process, ready once ``ready_url`` answers 200; SIGTERM on exit."""
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(
+            command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent
+        )
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"{command[-1]} exited with {process.returncode}; see {log_path}")
+            try:
+                if httpx.get(ready_url, timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{ready_url} did not answer within {timeout:.0f} s")
+            time.sleep(0.05)
+        yield process
+    finally:
+        _stop(process, timeout=15)
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (0 once it is gone), read from /proc."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    # The command name may contain spaces; the fields after its closing parenthesis are fixed.
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+
+
+def descendants(pid: int) -> dict[int, str]:
+    """Every process below ``pid`` with its command line, from /proc (Linux only)."""
+    found: dict[int, str] = {}
+    pending = [pid]
+    while pending:
+        parent = pending.pop()
+        try:
+            tasks = list(Path(f"/proc/{parent}/task").iterdir())
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                children = (task / "children").read_text().split()
+            except OSError:
+                continue
+            for child in map(int, children):
+                try:
+                    raw = Path(f"/proc/{child}/cmdline").read_bytes()
+                except OSError:
+                    continue
+                found[child] = raw.replace(b"\0", b" ").decode(errors="replace").strip()
+                pending.append(child)
+    return found

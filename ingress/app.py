@@ -12,7 +12,15 @@ from prometheus_client import CollectorRegistry
 from ingress import errors
 from ingress.middleware import EdgeMiddleware, HttpMetrics
 from ingress.ratelimit import RateLimiter, RowQuota
-from ingress.routes import analytics, custom_webhooks, health, identity, table_admin, webhook_trigger
+from ingress.routes import (
+    analytics,
+    custom_webhooks,
+    health,
+    identity,
+    scheduled_events,
+    table_admin,
+    webhook_trigger,
+)
 from ingress.state import Services
 from schemas.settings import Settings
 from sinks.db.engine import make_engine, make_sessions
@@ -72,6 +80,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(webhook_trigger.router)
     app.include_router(table_admin.router)
     app.include_router(analytics.router)
+    app.include_router(scheduled_events.router)
     app.add_middleware(
         EdgeMiddleware, max_body_bytes=settings.max_request_bytes, metrics=HttpMetrics(registry)
     )

@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     webhook_rate_limit_per_day: int = Field(50_000_000, ge=1)
     append_rows_per_minute: int = Field(6_000_000, ge=1)
     table_commit_interval_seconds: float = Field(1.0, gt=0, le=5)
+    scheduler_action_timeout_seconds: float = Field(300.0, gt=0, le=900)
+    # Holds a claimed scheduled run before its action; for tests that stop a worker in between.
+    scheduler_pause_before_action_seconds: float = Field(0.0, ge=0, le=60)
     max_request_bytes: int = Field(10 * 1024 * 1024 + 64 * 1024, ge=1024)
 
     log_level: str = "INFO"

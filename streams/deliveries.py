@@ -18,18 +18,18 @@ from typing import Any
 
 import faust
 import mode
-from sqlalchemy.orm import Session
 
 from schemas.deliveries import DELIVERY_TYPE, RESULT_TYPE, DeliveryResult, DeliveryTask, HandlerOutcome
 from schemas.envelopes import Envelope
 from schemas.settings import Settings
-from schemas.topics import TABLE_APPENDS, WEBHOOK_DELIVERIES, WEBHOOK_RESULTS
-from sinks.db import deliveries, resources, tables
+from schemas.topics import WEBHOOK_DELIVERIES, WEBHOOK_RESULTS
+from sinks.db import deliveries, resources
 from sinks.db.deliveries import Attempt, Finish
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.group_commit import GroupCommitter
 from sinks.handlers import HandlerInvoker
 from sinks.kafka import Publisher
+from sinks.svcdb_queue import SvcDbQueue
 from streams.app import raw_topic
 from streams.webhooks.handler_request import build_request, recorded
 
@@ -73,6 +73,7 @@ class DeliveryRuntime(mode.Service):
         self.engine = make_engine(settings.resolved_database_url)
         self.committer = GroupCommitter(make_sessions(self.engine), name="worker-commit")
         self.publisher = Publisher(settings)
+        self.svcdb = SvcDbQueue(self.committer, make_sessions(self.engine), self.publisher)
         self.invoker = HandlerInvoker(
             settings.kafka_bootstrap, idempotent_producer=settings.kafka_idempotence
         )
@@ -173,33 +174,18 @@ class DeliveryRuntime(mode.Service):
     async def _svcdb(
         self, task: DeliveryTask, operation: dict[str, Any], config: dict[str, Any]
     ) -> HandlerOutcome:
-        """Hand the operation to the table's ordered writer and wait for its outcome. The write id is the
-        execution id, so a retried attempt waits for the same write instead of applying it twice."""
         table_id = str(operation.get("targetTableId"))
         timeout = float((config.get("executionSettings") or {}).get("timeoutSeconds", 300))
-        queued = await self.committer.run(
-            partial(_queue_svcdb, task=task, table_id=table_id, operation=operation)
+        outcome = await self.svcdb.run(
+            company_id=task.company_id,
+            table_id=table_id,
+            write_id=task.execution_id,
+            operation=operation,
+            limit_seconds=timeout,
         )
-        if not queued:
+        if outcome is None:
             return HandlerOutcome(ok=False, error=f"Target table {table_id} not found", retryable=False)
-        envelope = Envelope(
-            type=TABLE_WRITE_TYPE,
-            payload={"writeId": task.execution_id, "tableId": table_id, "companyId": task.company_id},
-        )
-        await self.publisher.publish(TABLE_APPENDS, envelope, key=table_id)
-        deadline = asyncio.get_running_loop().time() + timeout
-        while asyncio.get_running_loop().time() < deadline:
-            state = await asyncio.to_thread(self._write_state, task.execution_id)
-            if state is not None and state[0] == "COMMITTED":
-                return HandlerOutcome(ok=True, response={"writeId": task.execution_id, "status": "COMMITTED"})
-            if state is not None and state[0] == "FAILED":
-                return HandlerOutcome(ok=False, error=f"svcdb operation failed: {state[1]}", retryable=False)
-            await asyncio.sleep(0.1)
-        return HandlerOutcome(ok=False, error=f"svcdb operation did not finish within {timeout:g} s")
-
-    def _write_state(self, write_id: str) -> tuple[str, str | None] | None:
-        with make_sessions(self.engine)() as session:
-            return tables.write_state(session, write_id)
+        return outcome
 
     def _handler(self, company_id: str, resource_id: str) -> Any:
         with make_sessions(self.engine)() as session:
@@ -265,23 +251,6 @@ class DeliveryRuntime(mode.Service):
             await self.committer.run(partial(deliveries.finish, result=result))
         if abandoned:
             log.warning("failed attempts whose worker stopped", extra={"count": len(abandoned)})
-
-
-def _queue_svcdb(session: Session, *, task: DeliveryTask, table_id: str, operation: dict[str, Any]) -> bool:
-    if tables.get(session, task.company_id, table_id) is None:
-        return False
-    if tables.write_state(session, task.execution_id) is None:
-        tables.add_write(
-            session,
-            write_id=task.execution_id,
-            table_id=table_id,
-            company_id=task.company_id,
-            kind="SVCDB",
-            payload=operation,
-            row_count=0,
-            now=now(),
-        )
-    return True
 
 
 def register(app: faust.App, settings: Settings) -> None:

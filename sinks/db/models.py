@@ -272,3 +272,53 @@ class TableWrite(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     dispatched_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     committed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class ScheduledEvent(Base):
+    """A scheduled event of a company; ``next_fire_at`` NULL means it has nothing left to fire."""
+
+    __tablename__ = "scheduled_events"
+    __table_args__ = (Index("ix_scheduled_events_due", "next_fire_at", "enabled", "deleted_at"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), index=True)
+    owner_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(200))
+    description: Mapped[str | None] = mapped_column(Text, nullable=True)
+    spec_json: Mapped[str] = mapped_column(Text)
+    action_type: Mapped[str] = mapped_column(String(16))
+    config_json: Mapped[str] = mapped_column(Text)
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    # EVERY schedules count from here: creation, or the last change of the schedule.
+    anchor_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    next_fire_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    last_fired_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class ScheduledEventRun(Base):
+    """One fire of one event at one scheduled time; the unique pair makes a second claim of it impossible."""
+
+    __tablename__ = "scheduled_event_runs"
+    __table_args__ = (
+        UniqueConstraint("event_id", "scheduled_for", name="uq_scheduled_event_runs_event_time"),
+        Index("ix_scheduled_event_runs_history", "company_id", "event_id", "scheduled_for"),
+        Index("ix_scheduled_event_runs_pending", "status", "dispatched_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    event_id: Mapped[str] = mapped_column(ForeignKey("scheduled_events.id", ondelete="CASCADE"))
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"))
+    scheduled_for: Mapped[datetime] = mapped_column(UTCDateTime())
+    status: Mapped[str] = mapped_column(String(16))
+    attempt: Mapped[int] = mapped_column(Integer, default=1)
+    action_type: Mapped[str] = mapped_column(String(16))
+    queued_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    dispatched_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    duration_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    response_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    error_message: Mapped[str | None] = mapped_column(Text, nullable=True)

@@ -1,0 +1,286 @@
+"""Wire models of the scheduled-events client API (``{base_url}/clients/scheduled-events/...``).
+
+The required target ids (agentId, toolId, targetTableId) are optional here on purpose: the spec gives a
+verbatim message for a missing one ("Tool ID is required for INVOKE_TOOL action"), which the route
+raises through :func:`missing_target_message` instead of pydantic's generic "field required".
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from schemas.base import RequestModel, WireModel
+from schemas.schedules import ScheduleSpec
+from schemas.webhooks import TypedValue, WhereGroup
+
+EVENT_NAME_REQUIRED = "Event name is required"
+NOT_FOUND = "Scheduled event not found"
+FOREIGN_TARGET = "Target resource does not belong to your company"
+MAX_RUNS_PAGE = 100
+
+
+class ActionType(StrEnum):
+    INVOKE_AGENT = "INVOKE_AGENT"
+    INVOKE_TOOL = "INVOKE_TOOL"
+    UPDATE_SVCDB = "UPDATE_SVCDB"
+
+
+class RunStatus(StrEnum):
+    QUEUED = "QUEUED"
+    RUNNING = "RUNNING"
+    SUCCEEDED = "SUCCEEDED"
+    FAILED = "FAILED"
+    SKIPPED = "SKIPPED"
+
+
+class InputItem(RequestModel):
+    input_type: str = Field(min_length=1, max_length=50)
+    content: Any
+
+
+class AgentExecutionRequest(RequestModel):
+    agent_id: str | None = Field(None, max_length=100)
+    input: list[InputItem] = Field(min_length=1, max_length=100)
+    environment_variables: dict[str, str] | None = None
+
+
+class AgentConfig(RequestModel):
+    agent_execution_request: AgentExecutionRequest | None = None
+    continue_on_error: bool = False
+    description: str | None = Field(None, max_length=2000)
+
+
+class ToolExecutionRequest(RequestModel):
+    tool_id: str | None = Field(None, max_length=100)
+    variables: dict[str, str] | None = None
+    environment_variables: dict[str, str] | None = None
+
+
+class ToolConfig(RequestModel):
+    tool_execution_request: ToolExecutionRequest | None = None
+    continue_on_error: bool = False
+    description: str | None = Field(None, max_length=2000)
+
+
+class SvcDbConfig(RequestModel):
+    operation: Literal["INSERT", "UPDATE"]
+    target_table_id: str | None = Field(None, max_length=100)
+    values: dict[str, TypedValue] = Field(min_length=1)
+    record_id: int | None = None
+    where_groups: list[WhereGroup] | None = Field(None, min_length=1, max_length=20)
+    groups_logical_operator: Literal["AND", "OR"] | None = None
+    skip_if_target_table_missing: bool = False
+    description: str | None = Field(None, max_length=2000)
+
+    @model_validator(mode="after")
+    def _target_rules(self) -> SvcDbConfig:
+        if self.record_id is not None and self.where_groups is not None:
+            raise ValueError("recordId and whereGroups are mutually exclusive")
+        if self.groups_logical_operator is not None and self.where_groups is None:
+            raise ValueError("groupsLogicalOperator is only allowed with whereGroups")
+        targeted = self.record_id is not None or self.where_groups is not None
+        if self.operation == "UPDATE" and not targeted:
+            raise ValueError("UPDATE needs recordId or whereGroups")
+        if self.operation == "INSERT" and targeted:
+            raise ValueError("INSERT takes neither recordId nor whereGroups")
+        return self
+
+
+ActionConfig = AgentConfig | ToolConfig | SvcDbConfig
+
+CONFIG_FIELD: dict[ActionType, str] = {
+    ActionType.INVOKE_AGENT: "agent_config",
+    ActionType.INVOKE_TOOL: "tool_config",
+    ActionType.UPDATE_SVCDB: "svc_db_config",
+}
+_WIRE_FIELD = {"agent_config": "agentConfig", "tool_config": "toolConfig", "svc_db_config": "svcDbConfig"}
+
+
+def target_id(action: ActionType, config: ActionConfig | None) -> str | None:
+    """The agent, tool or table the action runs against, if the config names one."""
+    if isinstance(config, AgentConfig) and config.agent_execution_request is not None:
+        return config.agent_execution_request.agent_id or None
+    if isinstance(config, ToolConfig) and config.tool_execution_request is not None:
+        return config.tool_execution_request.tool_id or None
+    if isinstance(config, SvcDbConfig):
+        return config.target_table_id or None
+    return None
+
+
+def missing_target_message(action: ActionType) -> str:
+    noun = {
+        ActionType.INVOKE_AGENT: "Agent",
+        ActionType.INVOKE_TOOL: "Tool",
+        ActionType.UPDATE_SVCDB: "Table",
+    }
+    return f"{noun[action]} ID is required for {action.value} action"
+
+
+class _EventFields(RequestModel):
+    description: str | None = Field(None, max_length=2000)
+    schedule_spec: ScheduleSpec | None = None
+    cron_expression: str | None = Field(None, max_length=300)
+    timezone: str | None = Field(None, max_length=100)
+    agent_config: AgentConfig | None = None
+    tool_config: ToolConfig | None = None
+    svc_db_config: SvcDbConfig | None = None
+
+    @model_validator(mode="after")
+    def _one_schedule_form(self) -> _EventFields:
+        if self.schedule_spec is not None and self.cron_expression is not None:
+            raise ValueError("send either scheduleSpec or cronExpression, not both")
+        if self.schedule_spec is not None and self.timezone is not None:
+            raise ValueError("timezone goes inside scheduleSpec; top-level timezone is for cronExpression")
+        configs = [name for name in CONFIG_FIELD.values() if getattr(self, name) is not None]
+        if len(configs) > 1:
+            raise ValueError(f"send only the config matching actionType, not {' and '.join(configs)}")
+        return self
+
+    def config(self) -> ActionConfig | None:
+        found: ActionConfig | None = self.agent_config or self.tool_config or self.svc_db_config
+        return found
+
+    def config_field(self) -> str | None:
+        return next((name for name in CONFIG_FIELD.values() if getattr(self, name) is not None), None)
+
+
+def _check_config_matches(action: ActionType | None, present: str | None) -> None:
+    if action is not None and present is not None and CONFIG_FIELD[action] != present:
+        raise ValueError(f"{_WIRE_FIELD[present]} does not match actionType {action.value}")
+
+
+class CreateEventRequest(_EventFields):
+    event_name: str | None = Field(None, max_length=200)
+    enabled: bool = True
+    action_type: ActionType
+
+    @model_validator(mode="after")
+    def _form_and_config(self) -> CreateEventRequest:
+        if self.schedule_spec is None and self.cron_expression is None:
+            raise ValueError("a schedule is required: send scheduleSpec, or cronExpression with timezone")
+        _check_config_matches(self.action_type, self.config_field())
+        return self
+
+
+class UpdateEventRequest(_EventFields):
+    """Every field but the id is optional; an omitted field keeps its stored value."""
+
+    scheduled_event_id: str = Field(min_length=1, max_length=100)
+    event_name: str | None = Field(None, max_length=200)
+    enabled: bool | None = None
+    action_type: ActionType | None = None
+
+    @model_validator(mode="after")
+    def _config_for_action(self) -> UpdateEventRequest:
+        if self.action_type is not None and self.config_field() is None:
+            raise ValueError(
+                f"actionType {self.action_type.value} needs its config: "
+                f"{_WIRE_FIELD[CONFIG_FIELD[self.action_type]]}"
+            )
+        _check_config_matches(self.action_type, self.config_field())
+        return self
+
+
+class EventIdRequest(RequestModel):
+    scheduled_event_id: str = Field(min_length=1, max_length=100)
+
+
+class ToggleRequest(EventIdRequest):
+    enabled: bool = Field(strict=True)
+
+
+class EmptyRequest(RequestModel):
+    pass
+
+
+class RunsRequest(EventIdRequest):
+    page: int = Field(0, ge=0, le=100_000)
+    size: int = Field(25, ge=1, le=MAX_RUNS_PAGE)
+    status: RunStatus | None = None
+
+
+class ScheduledEvent(WireModel):
+    event_id: str
+    company_id: str
+    owner_id: str
+    event_name: str
+    description: str | None = None
+    schedule_spec: dict[str, Any]
+    cron_expression: str
+    timezone: str | None = None
+    enabled: bool
+    action_type: ActionType
+    sharing_level: str = "COMPANY"
+    company_permission_level: str = "ADMIN"
+    user_permission: str = "ADMIN"
+    agent_config: dict[str, Any] | None = None
+    tool_config: dict[str, Any] | None = None
+    svc_db_config: dict[str, Any] | None = None
+    schedule_arn: str
+    next_fire_at: str | None = None
+    last_fired_at: str | None = None
+    created_at: str
+    updated_at: str
+    deleted_at: str | None = None
+
+
+class _Answer(WireModel):
+    errors: list[str] = Field(default_factory=list)
+
+
+class ListAnswer(_Answer):
+    owned_events: list[ScheduledEvent]
+    company_shared_events: list[ScheduledEvent] = Field(default_factory=list)
+    shared_with_me_events: list[ScheduledEvent] = Field(default_factory=list)
+
+
+class EventAnswer(_Answer):
+    scheduled_event: ScheduledEvent
+    permission: str = "ADMIN"
+
+
+class CreatedAnswer(_Answer):
+    scheduled_event: ScheduledEvent
+    event_id: str
+    schedule_arn: str
+
+
+class UpdatedAnswer(_Answer):
+    scheduled_event: ScheduledEvent
+
+
+class ToggledAnswer(_Answer):
+    event_id: str
+    enabled: bool
+
+
+class DeletedAnswer(_Answer):
+    event_id: str
+    deleted_at: str
+
+
+class RunEntry(WireModel):
+    run_id: str
+    event_id: str
+    scheduled_for: str
+    status: RunStatus
+    action_type: ActionType
+    attempt_number: int
+    queued_at: str
+    started_at: str | None = None
+    ended_at: str | None = None
+    duration_ms: int | None = None
+    lateness_ms: int | None = None
+    response: Any = None
+    error_message: str | None = None
+
+
+class RunsAnswer(_Answer):
+    runs: list[RunEntry]
+    page: int
+    size: int
+    total_elements: int
+    total_pages: int
