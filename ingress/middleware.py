@@ -11,6 +11,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from starlette.datastructures import MutableHeaders
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ingress.errors import BodyTooLarge
@@ -72,6 +73,9 @@ class EdgeMiddleware:
                 )
                 return
             await self.app(scope, self._counting(receive), send_with_headers)
+        except ClientDisconnect:
+            # The caller gave up before its body arrived: nobody is left to answer, and it is not our error.
+            status = 499
         except Exception:
             log.exception("unhandled error", extra={"request_id": request_id, "path": scope.get("path")})
             if not response_started:

@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from schemas.deliveries import DeliveryTask
 from schemas.webhooks import ExecutionStatus
 from sinks import credentials
 from sinks.db import executions
-from sinks.db.models import Webhook, WebhookExecution, WebhookKey
+from sinks.db.models import Webhook, WebhookExecution, WebhookKey, WebhookPayload
 
 QUEUED, PROCESSING = ExecutionStatus.QUEUED.value, ExecutionStatus.PROCESSING.value
 
@@ -84,27 +84,33 @@ class Delivery:
 
 
 def record_delivery(session: Session, delivery: Delivery) -> DeliveryTask:
-    """Write the first attempt: QUEUED (dispatched now) or, when the transform failed, TRANSFORM_FAILED."""
+    """Write the first attempt: QUEUED (dispatched now) or, when the transform failed, TRANSFORM_FAILED.
+
+    Plain INSERTs rather than ORM objects: this runs once per accepted delivery on the trigger's hot path.
+    """
     target = delivery.target
-    payload_id = executions.store_payload(
-        session,
-        target.company_id,
-        target.webhook_id,
-        delivery.payload,
-        delivery.headers_json,
-        delivery.query_json,
-    )
+    payload_id, entry_id = credentials.new_id(), credentials.new_id()
     failed = delivery.transform_error is not None
-    entry = executions.add_entry(
-        session,
-        WebhookExecution(
-            id=credentials.new_id(),
+    status = ExecutionStatus.TRANSFORM_FAILED.value if failed else QUEUED
+    session.execute(
+        insert(WebhookPayload).values(
+            id=payload_id,
+            company_id=target.company_id,
+            webhook_id=target.webhook_id,
+            request_payload=delivery.payload,
+            request_headers=delivery.headers_json,
+            request_query_params=delivery.query_json,
+        )
+    )
+    session.execute(
+        insert(WebhookExecution).values(
+            id=entry_id,
             execution_id=delivery.execution_id,
             webhook_id=target.webhook_id,
             company_id=target.company_id,
             payload_id=payload_id,
             attempt_number=1,
-            status=ExecutionStatus.TRANSFORM_FAILED.value if failed else QUEUED,
+            status=status,
             resource_type=delivery.resource_type,
             resource_id=delivery.resource_id,
             queued_at=delivery.received_at,
@@ -119,9 +125,16 @@ def record_delivery(session: Session, delivery: Delivery) -> DeliveryTask:
             error_message=delivery.transform_error,
             available_at=delivery.received_at,
             dispatched_at=None if failed else delivery.received_at,
-        ),
+        )
     )
-    return _task(entry)
+    executions.bump(session, target.webhook_id, status, 1)
+    return DeliveryTask(
+        entry_id=entry_id,
+        execution_id=delivery.execution_id,
+        webhook_id=target.webhook_id,
+        company_id=target.company_id,
+        attempt_number=1,
+    )
 
 
 def _task(entry: WebhookExecution) -> DeliveryTask:
