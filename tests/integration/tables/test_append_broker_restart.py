@@ -1,0 +1,72 @@
+"""Rows accepted before the in-memory broker restarts are still committed: the sweeper publishes again."""
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from sinks.duckdb_engine import connect
+from sinks.iceberg import catalog as iceberg
+from sinks.kafka import ensure_topics
+from svc import broker
+from tests.fixtures.stack import Ingress, make_settings, migrated
+from tests.fixtures.tables import ORDERS
+from tests.fixtures.worker import Worker
+
+pytestmark = pytest.mark.integration
+
+
+def test_appends_survive_a_broker_restart(tmp_path: Path) -> None:
+    port = broker.free_port()
+    bootstrap = f"127.0.0.1:{port}"
+    tansu = broker.start_tansu(port, tmp_path / "broker.log")
+    settings = make_settings(tmp_path / "data", kafka_bootstrap=bootstrap)
+    worker = Worker(settings, tmp_path / "worker.log")
+    try:
+        broker.wait_reachable(bootstrap, 30, tansu)
+        asyncio.run(ensure_topics(settings))
+        with migrated(settings) as db:
+            company = db.create_company()
+            ingress = Ingress(settings)
+            ingress.start()
+            try:
+                headers = {"Authorization": company.poweruser_key}
+                table_id = ingress.client.post(
+                    "/svc_poweruser/analytics/tables/create", headers=headers, json=ORDERS
+                ).json()["tableId"]
+                for call in range(5):
+                    rows = [{"order_id": call * 10 + i} for i in range(10)]
+                    answer = ingress.client.post(
+                        "/clients/svcdb/analytics/append-rows",
+                        params={"resourceId": table_id},
+                        headers={"Authorization": company.client_api_key},
+                        json={"tableId": table_id, "rows": rows},
+                    )
+                    assert answer.json()["accepted"] == 10
+                # No worker has read the records; the broker loses them all.
+                tansu.kill()
+                tansu.wait()
+                tansu = broker.start_tansu(port, tmp_path / "broker2.log")
+                broker.wait_reachable(bootstrap, 30, tansu)
+                asyncio.run(ensure_topics(settings))
+                worker.start()
+                catalog = ingress.app.state.services.catalog
+                deadline = time.monotonic() + 90
+                ids: list[int] = []
+                while time.monotonic() < deadline and len(ids) < 50:
+                    handle = iceberg.load_table(catalog, company.company_id, table_id)
+                    if handle.current_snapshot() is not None:
+                        with connect() as duck:
+                            scan = duck.execute(
+                                "SELECT order_id FROM iceberg_scan(?)", [handle.metadata_location]
+                            )
+                            ids = [row[0] for row in scan.fetchall()]
+                    time.sleep(0.3)
+                assert sorted(ids) == list(range(50))
+            finally:
+                ingress.stop()
+    finally:
+        worker.stop()
+        tansu.kill()
+        tansu.wait()
