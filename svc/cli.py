@@ -151,7 +151,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_admin(settings, args)
     logs.configure(settings.log_level, role=args.role)
     if args.role == "migrate":
+        from sinks.iceberg.catalog import make_catalog
+
         upgrade(settings.resolved_database_url)
+        make_catalog(settings.resolved_database_url, settings.resolved_warehouse).engine.dispose()
         return 0
     from svc import roles, supervisor
 

@@ -35,6 +35,7 @@ from pyiceberg.transforms import (
     YearTransform,
 )
 from sqlalchemy import event
+from sqlalchemy.exc import SQLAlchemyError
 
 from schemas.column_types import (
     ColumnDef,
@@ -98,7 +99,15 @@ def make_catalog(database_url: str, warehouse: str, **properties: str) -> SqlCat
         uri = "postgresql+psycopg://" + uri.removeprefix("postgresql://")
     if uri.startswith("sqlite:///"):
         Path(uri.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    catalog = SqlCatalog(CATALOG_NAME, uri=uri, warehouse=warehouse_location(warehouse), **properties)
+    location = warehouse_location(warehouse)
+    try:
+        catalog = SqlCatalog(CATALOG_NAME, uri=uri, warehouse=location, **properties)
+    except SQLAlchemyError as error:
+        # Two processes starting together (ingress and worker) both see no catalog tables and both create
+        # them; the loser finds them made a moment later, so a second look succeeds.
+        if "already exists" not in str(error):
+            raise
+        catalog = SqlCatalog(CATALOG_NAME, uri=uri, warehouse=location, **properties)
     if uri.startswith("sqlite"):
         # Writers share the SQLite file with the metadata DB: wait for its lock instead of failing at once.
         event.listen(catalog.engine, "connect", _busy_timeout)
