@@ -36,6 +36,7 @@ from streams.svcdb import SvcDbError
 
 log = logging.getLogger(__name__)
 WRITE_TYPE = "table.write"
+MAX_PENDING_COMMITS = 64
 
 
 def _runs(pending: list[tuple[str, str, Any]]) -> list[tuple[str, list[tuple[str, Any]]]]:
@@ -73,13 +74,32 @@ class TableWriter(mode.Service):
         self.catalog = iceberg.make_catalog(settings.resolved_database_url, settings.resolved_warehouse)
         self.masker = Masker(settings.secret_key)
         self.publisher = Publisher(settings)
+        self.locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self.running: set[asyncio.Task[None]] = set()
 
     async def on_start(self) -> None:
         await self.publisher.start()
 
     async def on_stop(self) -> None:
+        if self.running:
+            await asyncio.wait(self.running, timeout=self.settings.shutdown_timeout_seconds)
         await self.publisher.stop()
         self.engine.dispose()
+
+    async def schedule(self, grouped: dict[str, list[str]]) -> None:
+        """Commit in the background so the stream gathers the next window meanwhile. A table's commits still
+        run one at a time and in order (an asyncio lock wakes its waiters first come, first served)."""
+        while len(self.running) >= MAX_PENDING_COMMITS:
+            # Back-pressure: the stream waits instead of queueing commits without bound.
+            await asyncio.wait(self.running, return_when=asyncio.FIRST_COMPLETED)
+        for table_id, write_ids in grouped.items():
+            task = asyncio.create_task(self._commit_in_order(table_id, write_ids))
+            self.running.add(task)
+            task.add_done_callback(self.running.discard)
+
+    async def _commit_in_order(self, table_id: str, write_ids: list[str]) -> None:
+        async with self.locks[table_id]:
+            await self.commit({table_id: write_ids})
 
     async def commit(self, grouped: dict[str, list[str]]) -> None:
         for table_id, write_ids in grouped.items():
@@ -172,7 +192,7 @@ def register(app: faust.App, settings: Settings) -> None:
         async for batch in stream.take(2000, within=settings.table_commit_interval_seconds):
             grouped = write_ids_by_table(list(batch))
             if grouped:
-                await table_writer.commit(grouped)
+                await table_writer.schedule(grouped)
 
     @app.timer(interval=settings.reconcile_interval_seconds, on_leader=True)  # type: ignore[untyped-decorator]
     async def sweep_table_writes() -> None:
