@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 import httpx
-from aiokafka import AIOKafkaProducer
-from aiokafka.errors import KafkaError
 
 from schemas.deliveries import HandlerOutcome
+from sinks.exceptions import BrokerUnavailable
+from sinks.kafka import Publisher
 
 MAX_RECORDED_RESPONSE = 64 * 1024
 # Statuses worth another attempt: the handler may succeed later. Other 4xx answers are permanent.
@@ -28,26 +27,14 @@ def _response_body(response: httpx.Response) -> Any:
 
 
 class HandlerInvoker:
-    def __init__(self, bootstrap: str | None, *, idempotent_producer: bool = False) -> None:
-        self._http = httpx.AsyncClient(follow_redirects=False, limits=httpx.Limits(max_connections=256))
-        self._bootstrap = bootstrap
-        self._idempotent = idempotent_producer
-        self._producer: AIOKafkaProducer | None = None
+    """Calls handlers; ``kafka://`` endpoints go through the process's one (started) producer."""
 
-    async def start(self) -> None:
-        if self._bootstrap:
-            self._producer = AIOKafkaProducer(
-                bootstrap_servers=self._bootstrap,
-                acks="all",
-                enable_idempotence=self._idempotent,
-                linger_ms=2,
-            )
-            await self._producer.start()
+    def __init__(self, publisher: Publisher | None) -> None:
+        self._http = httpx.AsyncClient(follow_redirects=False, limits=httpx.Limits(max_connections=256))
+        self._publisher = publisher
 
     async def stop(self) -> None:
         await self._http.aclose()
-        if self._producer is not None:
-            await self._producer.stop()
 
     async def invoke(self, endpoint: str, request: dict[str, Any], timeout_seconds: float) -> HandlerOutcome:
         if endpoint.startswith("kafka://"):
@@ -77,20 +64,18 @@ class HandlerInvoker:
         )
 
     async def _publish(self, topic: str, request: dict[str, Any], timeout_seconds: float) -> HandlerOutcome:
-        if self._producer is None:
+        if self._publisher is None:
             return HandlerOutcome(
                 ok=False, error="No broker is configured for kafka:// handlers", retryable=False
             )
         value = json.dumps({"type": "webhook.handler.request", "v": 1, "payload": request}).encode()
+        key = str(request.get("executionId") or request.get("runId") or "")
         try:
-            metadata = await asyncio.wait_for(
-                self._producer.send_and_wait(topic, value, key=str(request["executionId"]).encode()),
-                timeout=timeout_seconds,
+            metadata = await self._publisher.send(
+                topic, value, key=key or None, limit_seconds=timeout_seconds
             )
-        except (KafkaError, TimeoutError) as exc:
-            return HandlerOutcome(
-                ok=False, error=f"Handler topic {topic} did not take the record: {type(exc).__name__}"
-            )
+        except BrokerUnavailable as exc:
+            return HandlerOutcome(ok=False, error=f"Handler topic {topic} did not take the record: {exc}")
         return HandlerOutcome(
             ok=True,
             response={"topic": metadata.topic, "partition": metadata.partition, "offset": metadata.offset},

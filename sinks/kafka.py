@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterable
+from typing import ClassVar
 
 from aiokafka import AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaError, TopicAlreadyExistsError
+from aiokafka.structs import RecordMetadata
 
 from schemas.envelopes import Envelope
 from schemas.settings import Settings
@@ -19,7 +21,13 @@ log = logging.getLogger(__name__)
 
 
 class Publisher:
-    """Produces envelopes with ``acks=all`` and reports a failed produce as :class:`BrokerUnavailable`."""
+    """Produces with ``acks=all`` and reports a failed produce as :class:`BrokerUnavailable`.
+
+    One per process: the areas of a worker share :meth:`shared`, which starts the producer for its first user
+    and stops it after its last.
+    """
+
+    _shared: ClassVar[dict[tuple[str, str], Publisher]] = {}
 
     def __init__(self, settings: Settings, *, timeout_seconds: float = 10.0) -> None:
         if not settings.kafka_bootstrap:
@@ -27,39 +35,62 @@ class Publisher:
         self._settings = settings
         self._timeout = timeout_seconds
         self._producer: AIOKafkaProducer | None = None
+        self._users = 0
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    def shared(cls, settings: Settings) -> Publisher:
+        key = (settings.kafka_bootstrap or "", settings.topic_prefix)
+        if key not in cls._shared:
+            cls._shared[key] = cls(settings)
+        return cls._shared[key]
 
     async def start(self) -> None:
-        # Created here, not in __init__: aiokafka binds to the running event loop.
-        self._producer = AIOKafkaProducer(
-            bootstrap_servers=self._settings.kafka_bootstrap,
-            client_id=f"{self._settings.worker_id}-producer",
-            acks="all",
-            enable_idempotence=self._settings.kafka_idempotence,
-            linger_ms=2,
-            request_timeout_ms=int(self._timeout * 1000),
-        )
-        await self._producer.start()
+        async with self._lock:
+            self._users += 1
+            if self._producer is not None:
+                return
+            # Created here, not in __init__: aiokafka binds to the running event loop.
+            producer = AIOKafkaProducer(
+                bootstrap_servers=self._settings.kafka_bootstrap,
+                client_id=f"{self._settings.worker_id}-producer",
+                acks="all",
+                enable_idempotence=self._settings.kafka_idempotence,
+                linger_ms=2,
+                request_timeout_ms=int(self._timeout * 1000),
+            )
+            await producer.start()
+            self._producer = producer
 
     async def stop(self) -> None:
-        if self._producer is not None:
-            await self._producer.stop()
-            self._producer = None
+        async with self._lock:
+            self._users = max(0, self._users - 1)
+            if self._users == 0 and self._producer is not None:
+                await self._producer.stop()
+                self._producer = None
 
     async def publish(self, topic: str, envelope: Envelope, *, key: str | None = None) -> None:
         """Produce to the prefixed topic and wait for the broker's acknowledgement."""
+        await self.send(
+            self._settings.topic(topic), envelope.to_bytes(), key=key, limit_seconds=self._timeout
+        )
+
+    async def send(
+        self, topic: str, value: bytes, *, key: str | None, limit_seconds: float
+    ) -> RecordMetadata:
+        """Produce raw bytes to a topic named in full (a handler's ``kafka://`` topic, say)."""
         if self._producer is None:
             raise BrokerUnavailable("the producer is not started")
         try:
-            await asyncio.wait_for(
-                self._producer.send_and_wait(
-                    self._settings.topic(topic), envelope.to_bytes(), key=key.encode() if key else None
-                ),
-                timeout=self._timeout,
+            metadata: RecordMetadata = await asyncio.wait_for(
+                self._producer.send_and_wait(topic, value, key=key.encode() if key else None),
+                timeout=limit_seconds,
             )
         except (KafkaError, TimeoutError) as exc:
             raise BrokerUnavailable(
                 f"the message queue did not acknowledge the record: {type(exc).__name__}"
             ) from exc
+        return metadata
 
 
 async def ensure_topics(settings: Settings, names: Iterable[str] = ALL_TOPICS) -> list[str]:

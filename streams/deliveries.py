@@ -72,11 +72,9 @@ class DeliveryRuntime(mode.Service):
         self.settings = settings
         self.engine = make_engine(settings.resolved_database_url)
         self.committer = GroupCommitter(make_sessions(self.engine), name="worker-commit")
-        self.publisher = Publisher(settings)
+        self.publisher = Publisher.shared(settings)
         self.svcdb = SvcDbQueue(self.committer, make_sessions(self.engine), self.publisher)
-        self.invoker = HandlerInvoker(
-            settings.kafka_bootstrap, idempotent_producer=settings.kafka_idempotence
-        )
+        self.invoker = HandlerInvoker(self.publisher)
         self.slots = asyncio.Semaphore(settings.worker_concurrency)  # binds to the loop on first use
         self.running: set[asyncio.Task[None]] = set()
         self.ready = asyncio.Event()
@@ -84,7 +82,6 @@ class DeliveryRuntime(mode.Service):
     async def on_start(self) -> None:
         self.committer.start()
         await self.publisher.start()
-        await self.invoker.start()
         self.ready.set()
 
     async def on_stop(self) -> None:

@@ -87,18 +87,15 @@ class SchedulerRuntime(mode.Service):
         self.engine = make_engine(settings.resolved_database_url)
         self.sessions = make_sessions(self.engine)
         self.committer = GroupCommitter(self.sessions, name="scheduler-commit")
-        self.publisher = Publisher(settings)
+        self.publisher = Publisher.shared(settings)
         self.svcdb = SvcDbQueue(self.committer, self.sessions, self.publisher)
-        self.invoker = HandlerInvoker(
-            settings.kafka_bootstrap, idempotent_producer=settings.kafka_idempotence
-        )
+        self.invoker = HandlerInvoker(self.publisher)
         self.running: set[asyncio.Task[None]] = set()
         self.ready = asyncio.Event()
 
     async def on_start(self) -> None:
         self.committer.start()
         await self.publisher.start()
-        await self.invoker.start()
         self.ready.set()
 
     async def on_stop(self) -> None:

@@ -73,7 +73,7 @@ class TableWriter(mode.Service):
         self.sessions = make_sessions(self.engine)
         self.catalog = iceberg.make_catalog(settings.resolved_database_url, settings.resolved_warehouse)
         self.masker = Masker(settings.secret_key)
-        self.publisher = Publisher(settings)
+        self.publisher = Publisher.shared(settings)
         self.locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.running: set[asyncio.Task[None]] = set()
 
