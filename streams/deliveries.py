@@ -17,20 +17,15 @@ from functools import partial
 from typing import Any
 
 import faust
-import mode
 
 from schemas.deliveries import DELIVERY_TYPE, RESULT_TYPE, DeliveryResult, DeliveryTask, HandlerOutcome
 from schemas.envelopes import Envelope
 from schemas.settings import Settings
 from schemas.topics import WEBHOOK_DELIVERIES, WEBHOOK_RESULTS
-from sinks.db import deliveries, resources
+from sinks.db import deliveries
 from sinks.db.deliveries import Attempt, Finish
-from sinks.db.engine import make_engine, make_sessions
-from sinks.db.group_commit import GroupCommitter
-from sinks.handlers import HandlerInvoker
-from sinks.kafka import Publisher
-from sinks.svcdb_queue import SvcDbQueue
 from streams.app import raw_topic
+from streams.runtime import HandlerRuntime
 from streams.webhooks.handler_request import build_request, recorded
 
 log = logging.getLogger(__name__)
@@ -64,34 +59,12 @@ def retry_at(
     return ended_at + timedelta(seconds=int(settings.get("retryDelaySeconds", 5)))
 
 
-class DeliveryRuntime(mode.Service):
+class DeliveryRuntime(HandlerRuntime):
     """Clients the delivery agent and timers share; started and stopped with the Faust app."""
 
     def __init__(self, settings: Settings, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.settings = settings
-        self.engine = make_engine(settings.resolved_database_url)
-        self.committer = GroupCommitter(make_sessions(self.engine), name="worker-commit")
-        self.publisher = Publisher.shared(settings)
-        self.svcdb = SvcDbQueue(self.committer, make_sessions(self.engine), self.publisher)
-        self.invoker = HandlerInvoker(self.publisher)
+        super().__init__(settings, name="worker-commit", **kwargs)
         self.slots = asyncio.Semaphore(settings.worker_concurrency)  # binds to the loop on first use
-        self.running: set[asyncio.Task[None]] = set()
-        self.ready = asyncio.Event()
-
-    async def on_start(self) -> None:
-        self.committer.start()
-        await self.publisher.start()
-        self.ready.set()
-
-    async def on_stop(self) -> None:
-        if self.running:
-            # Let attempts in flight finish and record their outcome; the reconciler covers any that cannot.
-            await asyncio.wait(self.running, timeout=self.settings.shutdown_timeout_seconds)
-        await self.invoker.stop()
-        await self.publisher.stop()
-        self.committer.stop()
-        self.engine.dispose()
 
     async def dispatch(self, tasks: list[DeliveryTask]) -> None:
         for task in tasks:
@@ -162,7 +135,7 @@ class DeliveryRuntime(mode.Service):
         if kind == "SVCDB":
             return await self._svcdb(task, request.get("svcDbConfig") or {}, config)
         resource_id = str(execution.get("resourceId"))
-        handler = await asyncio.to_thread(self._handler, task.company_id, resource_id)
+        handler = await asyncio.to_thread(self.handler, task.company_id, resource_id)
         if handler is None or handler.type != kind:
             return HandlerOutcome(ok=False, error=f"Handler {kind} {resource_id} not found", retryable=False)
         timeout = float((config.get("executionSettings") or {}).get("timeoutSeconds", 300))
@@ -183,10 +156,6 @@ class DeliveryRuntime(mode.Service):
         if outcome is None:
             return HandlerOutcome(ok=False, error=f"Target table {table_id} not found", retryable=False)
         return outcome
-
-    def _handler(self, company_id: str, resource_id: str) -> Any:
-        with make_sessions(self.engine)() as session:
-            return resources.get_handler(session, company_id, resource_id)
 
     async def publish_result(
         self,

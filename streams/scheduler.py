@@ -15,21 +15,16 @@ from functools import partial
 from typing import Any
 
 import faust
-import mode
 
 from schemas.deliveries import HandlerOutcome
 from schemas.envelopes import Envelope
 from schemas.scheduled_events import RunStatus
 from schemas.settings import Settings
 from schemas.topics import SCHEDULE_TICKS
-from sinks.db import resources, scheduled_events
-from sinks.db.engine import make_engine, make_sessions
-from sinks.db.group_commit import GroupCommitter
+from sinks.db import scheduled_events
 from sinks.db.scheduled_events import RunWork, Tick
-from sinks.handlers import HandlerInvoker
-from sinks.kafka import Publisher
-from sinks.svcdb_queue import SvcDbQueue
 from streams.app import raw_topic
+from streams.runtime import HandlerRuntime
 
 log = logging.getLogger(__name__)
 TICK_TYPE = "schedule.tick"
@@ -80,31 +75,9 @@ def handler_request(work: RunWork) -> dict[str, Any]:
     }
 
 
-class SchedulerRuntime(mode.Service):
+class SchedulerRuntime(HandlerRuntime):
     def __init__(self, settings: Settings, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.settings = settings
-        self.engine = make_engine(settings.resolved_database_url)
-        self.sessions = make_sessions(self.engine)
-        self.committer = GroupCommitter(self.sessions, name="scheduler-commit")
-        self.publisher = Publisher.shared(settings)
-        self.svcdb = SvcDbQueue(self.committer, self.sessions, self.publisher)
-        self.invoker = HandlerInvoker(self.publisher)
-        self.running: set[asyncio.Task[None]] = set()
-        self.ready = asyncio.Event()
-
-    async def on_start(self) -> None:
-        self.committer.start()
-        await self.publisher.start()
-        self.ready.set()
-
-    async def on_stop(self) -> None:
-        if self.running:
-            await asyncio.wait(self.running, timeout=self.settings.shutdown_timeout_seconds)
-        await self.invoker.stop()
-        await self.publisher.stop()
-        self.committer.stop()
-        self.engine.dispose()
+        super().__init__(settings, name="scheduler-commit", **kwargs)
 
     async def publish(self, ticks: list[Tick]) -> None:
         for tick in ticks:
@@ -172,7 +145,7 @@ class SchedulerRuntime(mode.Service):
         request = handler_request(work)
         resource_id = str(request.get("toolId") or request.get("agentId"))
         kind = "TOOL" if work.action_type == "INVOKE_TOOL" else "AGENT"
-        handler = await asyncio.to_thread(self._handler, work.company_id, resource_id)
+        handler = await asyncio.to_thread(self.handler, work.company_id, resource_id)
         if handler is None or handler.type != kind:
             return RunStatus.FAILED, HandlerOutcome(ok=False, error=f"{kind} {resource_id} not found")
         outcome = await self.invoker.invoke(
@@ -198,10 +171,6 @@ class SchedulerRuntime(mode.Service):
                 return RunStatus.SKIPPED, HandlerOutcome(ok=True, error=message)
             return RunStatus.FAILED, HandlerOutcome(ok=False, error=message)
         return (RunStatus.SUCCEEDED if outcome.ok else RunStatus.FAILED), outcome
-
-    def _handler(self, company_id: str, resource_id: str) -> Any:
-        with self.sessions() as session:
-            return resources.get_handler(session, company_id, resource_id)
 
 
 def register(app: faust.App, settings: Settings) -> None:

@@ -1,0 +1,50 @@
+"""What a worker area that runs handlers needs, started and stopped with the Faust app: a DB engine with a
+group committer, the process's producer, the handler invoker and the svcdb queue, and the tasks in flight."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import mode
+
+from schemas.settings import Settings
+from sinks.db import resources
+from sinks.db.engine import make_engine, make_sessions
+from sinks.db.group_commit import GroupCommitter
+from sinks.db.models import HandlerResource
+from sinks.handlers import HandlerInvoker
+from sinks.kafka import Publisher
+from sinks.svcdb_queue import SvcDbQueue
+
+
+class HandlerRuntime(mode.Service):
+    def __init__(self, settings: Settings, *, name: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.settings = settings
+        self.engine = make_engine(settings.resolved_database_url)
+        self.sessions = make_sessions(self.engine)
+        self.committer = GroupCommitter(self.sessions, name=name)
+        self.publisher = Publisher.shared(settings)
+        self.svcdb = SvcDbQueue(self.committer, self.sessions, self.publisher)
+        self.invoker = HandlerInvoker(self.publisher)
+        self.running: set[asyncio.Task[None]] = set()
+        self.ready = asyncio.Event()
+
+    async def on_start(self) -> None:
+        self.committer.start()
+        await self.publisher.start()
+        self.ready.set()
+
+    async def on_stop(self) -> None:
+        if self.running:
+            # Let work in flight finish and record its outcome; the reconcilers cover whatever cannot.
+            await asyncio.wait(self.running, timeout=self.settings.shutdown_timeout_seconds)
+        await self.invoker.stop()
+        await self.publisher.stop()
+        self.committer.stop()
+        self.engine.dispose()
+
+    def handler(self, company_id: str, resource_id: str) -> HandlerResource | None:
+        with self.sessions() as session:
+            return resources.get_handler(session, company_id, resource_id)
