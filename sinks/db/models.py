@@ -5,7 +5,18 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, MetaData, String, Text, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -272,6 +283,7 @@ class TableWrite(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     dispatched_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     committed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    created_by: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
 
 class ScheduledEvent(Base):
@@ -322,3 +334,45 @@ class ScheduledEventRun(Base):
     duration_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     response_json: Mapped[str | None] = mapped_column(Text, nullable=True)
     error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class Job(Base):
+    """A query, load or append job of a company. ``plan_json`` holds what the worker needs to run it (for a
+    query: the compiled DuckDB SQL and the caller's views); the result lives in the object store."""
+
+    __tablename__ = "jobs"
+    __table_args__ = (
+        Index("ix_jobs_table_created", "company_id", "table_id", "created_at"),
+        Index("ix_jobs_state_created", "state", "created_at"),
+        Index("ix_jobs_company_created", "company_id", "created_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"))
+    table_id: Mapped[str] = mapped_column(ForeignKey("analytics_tables.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(8))
+    state: Mapped[str] = mapped_column(String(16))
+    tables_json: Mapped[str] = mapped_column(Text, default="[]")
+    created_by: Mapped[str] = mapped_column(String(32))
+    sql: Mapped[str | None] = mapped_column(Text, nullable=True)
+    plan_json: Mapped[str] = mapped_column(Text, default="{}")
+    result_key: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    result_row_count: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    truncated: Mapped[bool] = mapped_column(Boolean, default=False)
+    result_columns_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    bytes_scanned: Mapped[int] = mapped_column(BigInteger, default=0)
+    elapsed_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    error_code: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
+    error_hint: Mapped[str | None] = mapped_column(Text, nullable=True)
+    cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    attempt: Mapped[int] = mapped_column(Integer, default=0)
+    rows_loaded: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    rows_rejected: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    rejected_sample_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    notes_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
