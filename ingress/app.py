@@ -14,9 +14,12 @@ from ingress.middleware import EdgeMiddleware, HttpMetrics
 from ingress.ratelimit import RateLimiter, RowQuota
 from ingress.routes import (
     analytics,
+    analytics_jobs,
     custom_webhooks,
     health,
     identity,
+    intake,
+    job_results,
     scheduled_events,
     table_admin,
     webhook_trigger,
@@ -28,6 +31,7 @@ from sinks.db.group_commit import GroupCommitter
 from sinks.iceberg.catalog import make_catalog
 from sinks.iceberg.masking import Masker
 from sinks.kafka import Publisher
+from sinks.objectstore import ObjectStore
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +61,7 @@ def create_app(settings: Settings) -> FastAPI:
             catalog=make_catalog(settings.resolved_database_url, settings.resolved_warehouse),
             masker=Masker(settings.secret_key),
             registry=registry,
+            store=ObjectStore.from_settings(settings),
         )
         log.info("ingress ready", extra={"host": settings.host, "port": settings.port})
         try:
@@ -80,8 +85,14 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(webhook_trigger.router)
     app.include_router(table_admin.router)
     app.include_router(analytics.router)
+    app.include_router(analytics_jobs.router)
+    app.include_router(job_results.router)
     app.include_router(scheduled_events.router)
+    app.include_router(intake.router)
     app.add_middleware(
-        EdgeMiddleware, max_body_bytes=settings.max_request_bytes, metrics=HttpMetrics(registry)
+        EdgeMiddleware,
+        max_body_bytes=settings.max_request_bytes,
+        metrics=HttpMetrics(registry),
+        own_limit_prefixes=(intake.PART_PATH,),
     )
     return app

@@ -35,10 +35,19 @@ class HttpMetrics:
 
 
 class EdgeMiddleware:
-    def __init__(self, app: ASGIApp, *, max_body_bytes: int, metrics: HttpMetrics) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        max_body_bytes: int,
+        metrics: HttpMetrics,
+        own_limit_prefixes: tuple[str, ...] = (),
+    ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.metrics = metrics
+        # Paths whose routes stream their body and enforce a limit of their own (upload parts).
+        self.own_limit_prefixes = own_limit_prefixes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -66,6 +75,9 @@ class EdgeMiddleware:
             await send(message)
 
         try:
+            if str(scope.get("path", "")).startswith(self.own_limit_prefixes):
+                await self.app(scope, receive, send_with_headers)
+                return
             declared = _header(scope, b"content-length")
             if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
                 await _send_json(

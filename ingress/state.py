@@ -14,6 +14,7 @@ from schemas.settings import Settings
 from sinks.db.group_commit import GroupCommitter
 from sinks.iceberg.masking import Masker
 from sinks.kafka import Publisher
+from sinks.objectstore import ObjectStore
 
 
 @dataclass
@@ -29,3 +30,4 @@ class Services:
     catalog: Any
     masker: Masker
     registry: CollectorRegistry
+    store: ObjectStore

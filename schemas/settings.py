@@ -29,6 +29,13 @@ class Settings(BaseSettings):
     kafka_idempotence: bool = False
     warehouse: str | None = None
     secret_key: str = DEV_SECRET_KEY
+    # Unset: <data dir>/objects. A directory, or s3://bucket/prefix (credentials from the AWS chain).
+    object_store: str | None = None
+    object_store_bucket: str = Field("svc-local", pattern=r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+    # An S3-compatible service (MinIO, ...) instead of AWS S3; the region comes from AWS_REGION.
+    s3_endpoint: str | None = None
+    upload_link_seconds: int = Field(900, ge=1, le=7 * 24 * 3600)
+    upload_max_part_bytes: int = Field(5 * 1024**3, ge=5 * 1024 * 1024)
 
     topic_prefix: str = "svc."
     topic_partitions: int = Field(4, ge=1, le=1024)
@@ -48,6 +55,14 @@ class Settings(BaseSettings):
     scheduler_action_timeout_seconds: float = Field(300.0, gt=0, le=900)
     # Holds a claimed scheduled run before its action; for tests that stop a worker in between.
     scheduler_pause_before_action_seconds: float = Field(0.0, ge=0, le=60)
+    query_concurrency: int = Field(4, ge=1, le=64)
+    query_threads: int = Field(2, ge=1, le=256)
+    query_memory_limit: str = "2GB"
+    query_timeout_seconds: float = Field(900.0, gt=0, le=900)
+    query_max_result_rows: int = Field(1_000_000, ge=1)
+    query_max_bytes_scanned: int = Field(100 * 1024**3, ge=1)
+    query_daily_bytes_scanned: int = Field(1024**4, ge=1)
+    query_max_concurrent: int = Field(8, ge=1)
     max_request_bytes: int = Field(10 * 1024 * 1024 + 64 * 1024, ge=1024)
 
     log_level: str = "INFO"
@@ -72,6 +87,13 @@ class Settings(BaseSettings):
         if self.warehouse:
             return self.warehouse
         return str((self.data_dir / "warehouse").resolve())
+
+    @property
+    def resolved_object_store(self) -> str:
+        """``s3://bucket/prefix`` as given, or the absolute path of the local object directory."""
+        if self.object_store and self.object_store.startswith("s3://"):
+            return self.object_store.rstrip("/")
+        return str(Path(self.object_store or self.data_dir / "objects").expanduser().resolve())
 
     @property
     def embedded_broker(self) -> bool:

@@ -39,11 +39,16 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def duckdb_predicate(row_filter: str) -> str:
+    """A grant's row filter (checked, Trino dialect) as DuckDB SQL."""
+    return str(sqlglot.transpile(row_filter, read="trino", write="duckdb")[0])
+
+
 def _source(handle: Any, row_filter: str | None) -> str:
     location = str(handle.metadata_location).replace("'", "''")
     where = ""
     if row_filter:
-        where = " WHERE " + sqlglot.transpile(row_filter, read="trino", write="duckdb")[0]
+        where = " WHERE " + duckdb_predicate(row_filter)
     return f"(SELECT * FROM iceberg_scan('{location}'){where})"
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from streams import deliveries, scheduler, tables
+from streams import analytics, deliveries, scheduler, tables
 from streams.app import Area
 
-AREAS: list[Area] = [deliveries.register, tables.register, scheduler.register]
+AREAS: list[Area] = [deliveries.register, tables.register, scheduler.register, analytics.register]

@@ -40,7 +40,7 @@ WRITE_TYPE = "table.write"
 ResourceId = Query(alias="resourceId", min_length=1, max_length=100)
 
 
-def _check_resource(resource_id: str, table_id: str) -> None:
+def check_resource(resource_id: str, table_id: str) -> None:
     if resource_id != table_id:
         raise ApiError(400, "tableId must equal the resourceId query parameter")
 
@@ -109,7 +109,7 @@ def _describe_entry(
 def describe(
     body: DescribeRequest, caller: ClientCaller, session: DbSession, svc: Svc, resource_id: str = ResourceId
 ) -> dict[str, Any]:
-    _check_resource(resource_id, body.table_id)
+    check_resource(resource_id, body.table_id)
     ids = [body.table_id, *[table_id for table_id in body.table_ids if table_id != body.table_id]]
     found = [readable(session, caller, table_id) for table_id in ids]
     return {
@@ -123,7 +123,7 @@ def describe(
 def preview(
     body: PreviewRequest, caller: ClientCaller, session: DbSession, svc: Svc, resource_id: str = ResourceId
 ) -> dict[str, Any]:
-    _check_resource(resource_id, body.table_id)
+    check_resource(resource_id, body.table_id)
     table, access = readable(session, caller, body.table_id)
     columns = _visible_columns(table, access)
     handle = iceberg.load_table(svc.catalog, table.company_id, table.id)
@@ -151,7 +151,7 @@ async def append_rows(
         body = AppendRowsRequest.model_validate_json(raw)
     except ValidationError as exc:
         raise ApiError(400, *messages_of(exc)) from exc
-    _check_resource(resource_id, body.table_id)
+    check_resource(resource_id, body.table_id)
     if len(body.rows) > APPEND_MAX_ROWS:
         raise analytics_error(
             "ROW_LIMIT", f"An append carries at most {APPEND_MAX_ROWS} rows", "Split the rows"
@@ -169,6 +169,7 @@ async def append_rows(
             table_id=table_id,
             company_id=company_id,
             kind="APPEND",
+            created_by=caller.user_id,
             payload=accepted,
             row_count=len(accepted),
             now=datetime.now(UTC),

@@ -376,3 +376,29 @@ class Job(Base):
     heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class Upload(Base):
+    """A multipart upload of a company's file into the object store: UPLOADING → COMPLETING → COMPLETED.
+
+    ``id`` is the uploadId users see; ``store_upload_id`` is the object store's own id for the same upload."""
+
+    __tablename__ = "uploads"
+    __table_args__ = (
+        Index("ix_uploads_company_uri", "company_id", "s3_uri"),
+        Index("ix_uploads_state_created", "state", "created_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"))
+    created_by: Mapped[str] = mapped_column(String(32))
+    file_name: Mapped[str] = mapped_column(String(255))
+    key: Mapped[str] = mapped_column(String(512))
+    s3_key: Mapped[str] = mapped_column(String(768))
+    s3_uri: Mapped[str] = mapped_column(String(832))
+    store_upload_id: Mapped[str] = mapped_column(String(1024))
+    state: Mapped[str] = mapped_column(String(16), default="UPLOADING")
+    size_bytes: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    part_count: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -130,10 +130,12 @@ def add_write(
     payload: Any,
     row_count: int,
     now: datetime,
+    created_by: str | None = None,
 ) -> str:
     session.add(
         TableWrite(
             id=write_id,
+            created_by=created_by,
             table_id=table_id,
             company_id=company_id,
             kind=kind,

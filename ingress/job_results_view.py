@@ -1,0 +1,71 @@
+"""Reading a finished query's result for a caller: the /query preview and /job-results pages, with masked
+columns masked, revealed where the caller may and asks, or revealed for a single cell."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from ingress.analytics_errors import analytics_error
+from ingress.job_views import result_columns_of, revealable
+from ingress.state import Services
+from schemas.admin import Principal
+from schemas.jobs import PREVIEW_ROWS, JobState
+from sinks.db.models import Job
+from sinks.job_results import read_rows, render, wire_columns
+
+
+def available(job: Job) -> str:
+    """The key of a job's stored result, or the analytics error that says why there is none."""
+    if job.state != JobState.SUCCEEDED.value:
+        raise analytics_error(
+            "NOT_FOUND",
+            f"Job {job.id} is {job.state}: only a SUCCEEDED query has results",
+            "Wait for the job with /job-status and waitMs" if not JobState(job.state).final else None,
+        )
+    expired = job.expires_at is not None and job.expires_at <= datetime.now(UTC)
+    if job.result_key is None or expired:
+        raise analytics_error("NOT_FOUND", f"The results of job {job.id} have expired (kept 7 days)")
+    return job.result_key
+
+
+def page_of(
+    svc: Services, caller: Principal, job: Job, offset: int, limit: int, reveal: bool
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, bool]]:
+    key = available(job)
+    stored = result_columns_of(job)
+    with svc.sessions() as session:
+        allowed = revealable(session, caller, stored)
+    table = read_rows(svc.store, key, offset, limit)
+    rows = render(table, stored, allowed, reveal, svc.masker.decryptor(job.company_id))
+    return wire_columns(stored, allowed, reveal), rows, allowed
+
+
+def preview_of(svc: Services, caller: Principal, job: Job, reveal: bool) -> dict[str, Any]:
+    columns, rows, _ = page_of(svc, caller, job, 0, PREVIEW_ROWS, reveal)
+    total = job.result_row_count or 0
+    return {"columns": columns, "rows": rows, "totalRows": total, "truncated": job.truncated}
+
+
+def revealed_cell(svc: Services, caller: Principal, job: Job, row: int, column: str) -> dict[str, Any]:
+    """One masked cell in plaintext, for a caller allowed to reveal its column."""
+    stored = result_columns_of(job)
+    position = next((i for i, c in enumerate(stored) if c["name"] == column), None)
+    if position is None:
+        names = ", ".join(c["name"] for c in stored)
+        raise analytics_error(
+            "UNKNOWN_COLUMN", f'Column "{column}" is not in the result', f"Result columns: {names}"
+        )
+    meta = stored[position]
+    total = job.result_row_count or 0
+    if row >= total:
+        raise analytics_error("NOT_FOUND", f"Row {row} is past the result's {total} rows")
+    with svc.sessions() as session:
+        allowed = revealable(session, caller, [meta])
+    if not meta.get("masked"):
+        raise analytics_error("FORBIDDEN", f'Column "{column}" is not masked: read it from the rows')
+    if not allowed.get(meta["tableId"], False):
+        raise analytics_error("FORBIDDEN", f'Your role may not reveal the masked column "{column}"')
+    table = read_rows(svc.store, available(job), row, 1).select([position])
+    value = render(table, [meta], allowed, True, svc.masker.decryptor(job.company_id))[0][meta["name"]]
+    return {"row": row, "column": column, "value": value}

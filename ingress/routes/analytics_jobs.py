@@ -1,0 +1,274 @@
+"""Query jobs: /estimate, /query, /job-status, /cancel and /jobs under
+``POST {base_url}/clients/svcdb/analytics/<operation>?resourceId=<table>``.
+
+A query is checked and planned here, so a bad query is refused by the call itself; the job is recorded
+QUEUED and its id produced to ``analytics.jobs`` before the answer, and a worker runs it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any
+
+from fastapi import APIRouter
+from starlette.concurrency import run_in_threadpool
+
+from ingress.analytics_errors import analytics_error
+from ingress.deps import ClientCaller, DbSession, Svc
+from ingress.job_results_view import preview_of
+from ingress.job_views import (
+    own_job,
+    readable_tables,
+    result_columns_of,
+    revealable,
+    status_body,
+    user_names,
+    visible_job,
+    wait_for,
+)
+from ingress.query_planning import Planned, plan, query_plan
+from ingress.routes.analytics import ResourceId, check_resource, readable
+from ingress.state import Services
+from schemas.admin import Principal
+from schemas.base import iso_utc
+from schemas.jobs import (
+    EstimateRequest,
+    JobKind,
+    JobsRequest,
+    JobState,
+    JobStatusRequest,
+    QueryRequest,
+    job_envelope,
+)
+from schemas.jobs import JobRequest as CancelRequest
+from schemas.topics import ANALYTICS_JOBS
+from sinks.db import jobs
+from sinks.job_results import wire_columns
+
+router = APIRouter(prefix="/clients/svcdb/analytics", tags=["analytics"])
+SQL_IN_LISTINGS = 500
+
+
+def _plan(svc: Services, caller: Principal, table_id: str, sql: str) -> Planned:
+    with svc.sessions() as session:
+        readable(session, caller, table_id)
+        return plan(session, svc.catalog, caller, sql)
+
+
+def _remaining_today(svc: Services, company_id: str) -> int:
+    midnight = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    with svc.sessions() as session:
+        used = jobs.scanned_since(session, company_id, midnight)
+    return max(0, svc.settings.query_daily_bytes_scanned - used)
+
+
+@router.post("/estimate")
+async def estimate(
+    body: EstimateRequest, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId
+) -> Any:
+    check_resource(resource_id, body.table_id)
+    planned = await run_in_threadpool(_plan, svc, caller, body.table_id, body.sql)
+    remaining = await run_in_threadpool(_remaining_today, svc, caller.company_id)
+    limit = min(svc.settings.query_max_bytes_scanned, remaining)
+    within = planned.estimated_bytes <= limit
+    return {
+        "estimatedBytesScanned": planned.estimated_bytes,
+        "referencedTables": list(planned.compiled.tables),
+        "withinLimits": within,
+        "hint": None if within else planned.partition_hint(),
+        "errors": [],
+    }
+
+
+def _check_limits(svc: Services, body: QueryRequest, planned: Planned, company_id: str) -> int:
+    settings = svc.settings
+    if body.max_rows is not None and body.max_rows > settings.query_max_result_rows:
+        raise analytics_error(
+            "ROW_LIMIT",
+            f"maxRows {body.max_rows} is over the plan's result-row limit ({settings.query_max_result_rows})",
+            "Lower maxRows",
+        )
+    if body.max_bytes_scanned is not None and body.max_bytes_scanned > settings.query_max_bytes_scanned:
+        raise analytics_error(
+            "SCAN_LIMIT",
+            f"maxBytesScanned cannot exceed the plan's per-query limit of {settings.query_max_bytes_scanned}",
+            planned.partition_hint(),
+        )
+    estimated = planned.estimated_bytes
+    if body.max_bytes_scanned is not None and estimated > body.max_bytes_scanned:
+        raise analytics_error(
+            "SCAN_LIMIT",
+            f"The query would scan up to {estimated} bytes, over maxBytesScanned ({body.max_bytes_scanned})",
+            planned.partition_hint(),
+        )
+    if estimated > settings.query_max_bytes_scanned:
+        raise analytics_error(
+            "SCAN_LIMIT",
+            f"The query would scan up to {estimated} bytes, over the plan's per-query limit",
+            planned.partition_hint(),
+        )
+    if estimated > _remaining_today(svc, company_id):
+        raise analytics_error(
+            "SCAN_LIMIT",
+            "The query would exceed the remaining daily scan allowance",
+            planned.partition_hint(),
+        )
+    return body.max_rows or settings.query_max_result_rows
+
+
+@router.post("/query")
+async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId) -> Any:
+    check_resource(resource_id, body.table_id)
+    planned = await run_in_threadpool(_plan, svc, caller, body.table_id, body.sql)
+    max_rows = await run_in_threadpool(_check_limits, svc, body, planned, caller.company_id)
+    job_plan = query_plan(planned, max_rows=max_rows, timeout_seconds=svc.settings.query_timeout_seconds)
+    job_id = jobs.new_id()
+    created = partial(
+        _create,
+        job_id=job_id,
+        caller=caller,
+        table_id=body.table_id,
+        table_ids=planned.table_ids,
+        sql=body.sql,
+        plan=job_plan.model_dump_json(),
+        bytes_scanned=planned.estimated_bytes,
+        limit=svc.settings.query_max_concurrent,
+    )
+    await svc.committer.run(created)
+    await svc.publisher.publish(ANALYTICS_JOBS, job_envelope(job_id), key=job_id)
+    job = await wait_for(svc, caller.company_id, job_id, body.wait_ms) if body.wait_ms else None
+    answer: dict[str, Any] = {
+        "jobId": job_id,
+        "state": JobState.QUEUED.value if job is None else job.state,
+        "bytesScanned": planned.estimated_bytes,
+        "elapsedMs": None if job is None else job.elapsed_ms,
+        "error": None,
+        "errors": [],
+    }
+    if job is not None and job.error_code:
+        answer["error"] = {"errorCode": job.error_code, "message": job.error_message, "hint": job.error_hint}
+    if job is not None and job.state == JobState.SUCCEEDED.value:
+        answer["preview"] = await run_in_threadpool(preview_of, svc, caller, job, body.reveal)
+    return answer
+
+
+def _create(session: Any, *, job_id: str, caller: Principal, limit: int, **fields: Any) -> str:
+    if jobs.active_queries(session, caller.company_id) >= limit:
+        raise analytics_error(
+            "QUOTA",
+            f"The plan allows {limit} queued or running queries at once",
+            "Wait for a running query to finish, or cancel one",
+        )
+    return jobs.create(
+        session,
+        job_id=job_id,
+        company_id=caller.company_id,
+        kind=JobKind.QUERY,
+        created_by=caller.user_id,
+        now=datetime.now(UTC),
+        **fields,
+    )
+
+
+def _status(svc: Services, caller: Principal, body: JobStatusRequest) -> dict[str, Any]:
+    with svc.sessions() as session:
+        readable(session, caller, body.table_id)
+        job = visible_job(session, caller, body.job_id)
+        stored = result_columns_of(job)
+        columns = wire_columns(stored, revealable(session, caller, stored), reveal=False)
+        return status_body(job, columns) | {"errors": []}
+
+
+@router.post("/job-status")
+async def job_status(
+    body: JobStatusRequest, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId
+) -> Any:
+    check_resource(resource_id, body.table_id)
+    answer = await run_in_threadpool(_status, svc, caller, body)
+    if body.wait_ms and not JobState(answer["state"]).final:
+        await wait_for(svc, caller.company_id, body.job_id, body.wait_ms)
+        answer = await run_in_threadpool(_status, svc, caller, body)
+    return answer
+
+
+@router.post("/cancel")
+def cancel(
+    body: CancelRequest, caller: ClientCaller, session: DbSession, resource_id: str = ResourceId
+) -> Any:
+    check_resource(resource_id, body.table_id)
+    readable(session, caller, body.table_id)
+    own_job(session, caller, body.job_id)
+    state = jobs.cancel(session, caller.company_id, body.job_id, datetime.now(UTC))
+    return {"jobId": body.job_id, "state": state, "errors": []}
+
+
+def _cursor(text: str | None) -> tuple[datetime, str] | None:
+    if not text:
+        return None
+    try:
+        moment, job_id = base64.urlsafe_b64decode(text.encode()).decode().split("|", 1)
+        return datetime.fromisoformat(moment), job_id
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise analytics_error("NOT_FOUND", "cursor is not a cursor this service issued") from None
+
+
+def _next_cursor(created_at: datetime, job_id: str) -> str:
+    return base64.urlsafe_b64encode(f"{created_at.isoformat()}|{job_id}".encode()).decode()
+
+
+@router.post("/jobs")
+def list_jobs(
+    body: JobsRequest, caller: ClientCaller, session: DbSession, resource_id: str = ResourceId
+) -> Any:
+    check_resource(resource_id, body.table_id)
+    readable(session, caller, body.table_id)
+    before = _cursor(body.cursor)
+    shown: list[Any] = []
+    readable_by_tables: dict[tuple[str, ...], bool] = {}
+    exhausted = False
+    while len(shown) <= body.limit and not exhausted:
+        batch = jobs.listing(
+            session,
+            caller.company_id,
+            body.table_id,
+            kind=body.kind.value if body.kind else None,
+            state=body.state.value if body.state else None,
+            created_by=caller.user_id if body.mine else None,
+            before=before,
+            limit=body.limit + 1,
+        )
+        exhausted = len(batch) <= body.limit
+        for item in batch:
+            before = (item.created_at, item.job_id)
+            key = tuple(item.tables)
+            if key not in readable_by_tables:
+                readable_by_tables[key] = readable_tables(session, caller, item.tables)
+            if item.created_by == caller.user_id or readable_by_tables[key]:
+                shown.append(item)
+            if len(shown) > body.limit:
+                break
+    more = len(shown) > body.limit
+    shown = shown[: body.limit]
+    names = user_names(session, caller.company_id, {j.created_by for j in shown if j.created_by})
+    return {
+        "jobs": [
+            {
+                "jobId": item.job_id,
+                "kind": item.kind,
+                "state": item.state,
+                "sql": None if item.sql is None else item.sql[:SQL_IN_LISTINGS],
+                "createdBy": {"userId": item.created_by, "name": names.get(item.created_by or "")},
+                "createdAt": iso_utc(item.created_at),
+                "finishedAt": iso_utc(item.finished_at),
+                "resultRowCount": item.result_row_count,
+                "bytesScanned": item.bytes_scanned,
+                "elapsedMs": item.elapsed_ms,
+            }
+            for item in shown
+        ],
+        "nextCursor": _next_cursor(shown[-1].created_at, shown[-1].job_id) if more else None,
+        "errors": [],
+    }

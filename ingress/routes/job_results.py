@@ -1,0 +1,129 @@
+"""A finished query's result: /job-results pages, /job-download-url, and the signed download link itself,
+served by the ingress (``GET {base_url}/clients/svcdb/analytics/download/<token>``, no API key: the link is
+the credential, issued only to the caller who ran the job and valid for 5 minutes)."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from ingress.analytics_errors import analytics_error
+from ingress.deps import ClientCaller, Svc
+from ingress.job_results_view import available, page_of, revealed_cell
+from ingress.job_views import own_job, result_columns_of, revealable, visible_job
+from ingress.routes.analytics import ResourceId, check_resource, readable
+from ingress.signed_links import LinkError, make_token, read_token
+from ingress.state import Services
+from schemas.admin import Principal
+from schemas.base import iso_utc
+from schemas.jobs import MAX_PAGE_SIZE, DownloadRequest, JobResultsRequest
+from sinks.db import jobs
+from sinks.job_results import csv_chunks, parquet_bytes
+
+router = APIRouter(prefix="/clients/svcdb/analytics", tags=["analytics"])
+DOWNLOAD_SECONDS = 300
+_PURPOSE = "job-download"
+
+
+def _results(svc: Services, caller: Principal, body: JobResultsRequest) -> dict[str, Any]:
+    with svc.sessions() as session:
+        readable(session, caller, body.table_id)
+        job = visible_job(session, caller, body.job_id)
+        session.expunge(job)
+    total = job.result_row_count or 0
+    offset = body.page * body.page_size
+    columns, rows, _ = page_of(svc, caller, job, offset, body.page_size, body.reveal)
+    answer: dict[str, Any] = {
+        "columns": columns,
+        "rows": rows,
+        "page": body.page,
+        "totalRows": total,
+        "hasMore": offset + len(rows) < total,
+        "truncated": job.truncated,
+        "errors": [],
+    }
+    if body.reveal_row is not None or body.reveal_column is not None:
+        if body.reveal_row is None or body.reveal_column is None:
+            raise analytics_error("NOT_FOUND", "A single-cell reveal needs both revealRow and revealColumn")
+        answer["revealedCell"] = revealed_cell(svc, caller, job, body.reveal_row, body.reveal_column)
+    return answer
+
+
+@router.post("/job-results")
+async def job_results(
+    body: JobResultsRequest, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId
+) -> Any:
+    check_resource(resource_id, body.table_id)
+    if body.page_size > MAX_PAGE_SIZE:
+        raise analytics_error(
+            "ROW_LIMIT", f"pageSize is at most {MAX_PAGE_SIZE}", f"Lower pageSize to {MAX_PAGE_SIZE} or less"
+        )
+    return await run_in_threadpool(_results, svc, caller, body)
+
+
+@router.post("/job-download-url")
+def job_download_url(
+    body: DownloadRequest, request: Request, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId
+) -> Any:
+    check_resource(resource_id, body.table_id)
+    with svc.sessions() as session:
+        readable(session, caller, body.table_id)
+        job = own_job(session, caller, body.job_id)
+        available(job)
+        allowed = revealable(session, caller, result_columns_of(job))
+    expires_at = int(time.time()) + DOWNLOAD_SECONDS
+    claims = {
+        "job": job.id,
+        "company": caller.company_id,
+        "user": caller.user_id,
+        "format": body.format,
+        # The tables whose masked columns this link shows in plaintext (the caller's right, checked now).
+        "reveal": ",".join(sorted(t for t, can in allowed.items() if can)) if body.reveal else "",
+    }
+    token = make_token(_secret(svc), claims, expires_at)
+    url = str(request.url_for("download_result", token=token))
+    return {
+        "url": url,
+        "expiresAt": iso_utc(datetime.fromtimestamp(expires_at, UTC)),
+        "errors": [],
+    }
+
+
+def _secret(svc: Services) -> str:
+    return f"{svc.settings.secret_key}/{_PURPOSE}"
+
+
+@router.get("/download/{token}", name="download_result")
+def download_result(token: str, svc: Svc) -> Response:
+    try:
+        claims = read_token(_secret(svc), token, now=time.time())
+    except LinkError as exc:
+        raise analytics_error("FORBIDDEN", f"This download link is not valid: {exc}") from exc
+    company_id, job_id = str(claims["company"]), str(claims["job"])
+    with svc.sessions() as session:
+        job = jobs.get(session, company_id, job_id)
+        if job is None or job.created_by != claims["user"]:
+            raise analytics_error("NOT_FOUND", f"Job {job_id} not found")
+        key = available(job)
+        stored = result_columns_of(job)
+    shown = set(str(claims["reveal"]).split(",")) - {""}
+    allowed = {str(c["tableId"]): c["tableId"] in shown for c in stored if c.get("masked")}
+    decrypt = svc.masker.decryptor(company_id)
+    reveal = bool(shown)
+    if claims["format"] == "PARQUET":
+        content = parquet_bytes(svc.store, key, stored, allowed, reveal, decrypt)
+        return Response(
+            content,
+            media_type="application/vnd.apache.parquet",
+            headers={"Content-Disposition": f'attachment; filename="{job_id}.parquet"'},
+        )
+    return StreamingResponse(
+        csv_chunks(svc.store, key, stored, allowed, reveal, decrypt),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{job_id}.csv"'},
+    )

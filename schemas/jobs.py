@@ -1,0 +1,122 @@
+"""Wire models of analytics jobs (spec "B. Analytics": /estimate, /query, /job-status, /job-results,
+/job-download-url, /cancel, /jobs) and the plan a query job carries from the ingress to the worker."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import Field
+
+from schemas.base import RequestModel, WireModel
+from schemas.envelopes import Envelope
+
+MAX_WAIT_MS = 20_000
+PREVIEW_ROWS = 200
+MAX_PAGE_SIZE = 1000
+MAX_JOBS_PAGE = 100
+JOB_RECORD_TYPE = "analytics.job"
+
+
+class JobKind(StrEnum):
+    QUERY = "QUERY"
+    LOAD = "LOAD"
+    APPEND = "APPEND"
+
+
+class JobState(StrEnum):
+    QUEUED = "QUEUED"
+    RUNNING = "RUNNING"
+    SUCCEEDED = "SUCCEEDED"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+    TIMED_OUT = "TIMED_OUT"
+
+    @property
+    def final(self) -> bool:
+        return self not in (JobState.QUEUED, JobState.RUNNING)
+
+
+class EstimateRequest(RequestModel):
+    table_id: str = Field(min_length=1, max_length=100)
+    sql: str
+
+
+class QueryRequest(RequestModel):
+    table_id: str = Field(min_length=1, max_length=100)
+    sql: str
+    max_rows: int | None = Field(None, ge=1)  # above the plan's limit: ROW_LIMIT, checked by the route
+    max_bytes_scanned: int | None = Field(None, ge=0)
+    wait_ms: int = Field(0, ge=0, le=MAX_WAIT_MS)
+    reveal: bool = False
+
+
+class JobRequest(RequestModel):
+    table_id: str = Field(min_length=1, max_length=100)
+    job_id: str = Field(min_length=1, max_length=100)
+
+
+class JobStatusRequest(JobRequest):
+    wait_ms: int = Field(0, ge=0, le=MAX_WAIT_MS)
+
+
+class JobResultsRequest(JobRequest):
+    page: int = Field(0, ge=0)
+    page_size: int = Field(MAX_PAGE_SIZE, ge=1)  # above 1000: ROW_LIMIT, checked by the route
+    reveal: bool = False
+    reveal_row: int | None = Field(None, ge=0)
+    reveal_column: str | None = Field(None, min_length=1, max_length=200)
+
+
+class DownloadRequest(JobRequest):
+    format: Literal["CSV", "PARQUET"] = "CSV"
+    reveal: bool = False
+
+
+class JobsRequest(RequestModel):
+    table_id: str = Field(min_length=1, max_length=100)
+    kind: JobKind | None = None
+    state: JobState | None = None
+    mine: bool = False
+    limit: int = Field(25, ge=1, le=MAX_JOBS_PAGE)
+    cursor: str | None = Field(None, max_length=200)
+
+
+class ErrorObject(WireModel):
+    error_code: str
+    message: str
+    hint: str | None = None
+
+
+class ViewPlan(WireModel):
+    """One table as the caller sees it: a DuckDB view over the table's current snapshot."""
+
+    view: str
+    table_id: str
+    columns: list[str]
+    row_filter: str | None = None  # DuckDB dialect, from the caller's grant
+
+
+class MaskedPlan(WireModel):
+    """An output column carrying a masked column's stored (encrypted) value unchanged."""
+
+    index: int
+    table_id: str
+    column: str
+    mask_strategy: str
+    revealable: bool
+
+
+class QueryPlan(WireModel):
+    """What a query job's worker runs: checked and rewritten by the ingress, never request text as such."""
+
+    sql: str
+    views: list[ViewPlan]
+    masked: list[MaskedPlan] = Field(default_factory=list)
+    max_rows: int
+    timeout_seconds: float
+
+
+def job_envelope(job_id: str) -> Envelope:
+    """The record on ``analytics.jobs``: the job id only; the job itself is in the DB."""
+    return Envelope(type=JOB_RECORD_TYPE, payload={"jobId": job_id})

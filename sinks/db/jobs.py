@@ -1,0 +1,345 @@
+"""Jobs in the metadata DB: created QUEUED by the ingress, claimed and finished by a worker with
+compare-and-set updates, so a job ends exactly once whoever (worker, cancel, reconciler) gets there first."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, or_, select, update
+from sqlalchemy.orm import Session
+
+from schemas.jobs import JobKind, JobState
+from sinks.db.models import Job, TableWrite
+
+RESULT_RETENTION = timedelta(days=7)
+MAX_ATTEMPTS = 3
+ACTIVE = (JobState.QUEUED.value, JobState.RUNNING.value)
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def create(
+    session: Session,
+    *,
+    job_id: str,
+    company_id: str,
+    table_id: str,
+    table_ids: list[str],
+    kind: JobKind,
+    created_by: str,
+    sql: str | None,
+    plan: str,
+    bytes_scanned: int,
+    now: datetime,
+) -> str:
+    session.add(
+        Job(
+            id=job_id,
+            company_id=company_id,
+            table_id=table_id,
+            tables_json=json.dumps(table_ids),
+            kind=kind.value,
+            state=JobState.QUEUED.value,
+            created_by=created_by,
+            sql=sql,
+            plan_json=plan,
+            bytes_scanned=bytes_scanned,
+            truncated=False,
+            cancel_requested=False,
+            attempt=0,
+            created_at=now,
+        )
+    )
+    session.flush()
+    return job_id
+
+
+def get(session: Session, company_id: str, job_id: str) -> Job | None:
+    return session.scalar(select(Job).where(Job.company_id == company_id, Job.id == job_id))
+
+
+def by_id(session: Session, job_id: str) -> Job | None:
+    """For the worker, which acts on a job id it received from the ingress, never from a user."""
+    return session.get(Job, job_id)
+
+
+def active_queries(session: Session, company_id: str) -> int:
+    return int(
+        session.scalar(
+            select(func.count())
+            .select_from(Job)
+            .where(Job.company_id == company_id, Job.kind == JobKind.QUERY.value, Job.state.in_(ACTIVE))
+        )
+        or 0
+    )
+
+
+def scanned_since(session: Session, company_id: str, since: datetime) -> int:
+    """Bytes scanned by the company's queries created since ``since`` (cancelled and failed ones count)."""
+    total = session.scalar(
+        select(func.coalesce(func.sum(Job.bytes_scanned), 0)).where(
+            Job.company_id == company_id, Job.kind == JobKind.QUERY.value, Job.created_at >= since
+        )
+    )
+    return int(total or 0)
+
+
+def claim(session: Session, job_id: str, now: datetime) -> Job | None:
+    """QUEUED → RUNNING; None when someone else holds the job or it has ended (cancelled while queued)."""
+    moved = session.execute(
+        update(Job)
+        .where(Job.id == job_id, Job.state == JobState.QUEUED.value)
+        .values(state=JobState.RUNNING.value, started_at=now, heartbeat_at=now, attempt=Job.attempt + 1)
+    )
+    if getattr(moved, "rowcount", 0) != 1:
+        return None
+    return session.get(Job, job_id, populate_existing=True)
+
+
+def heartbeat(session: Session, job_id: str, now: datetime) -> str | None:
+    """Refresh a running job's heartbeat; answers the job's state, so the runner learns of a cancel."""
+    session.execute(
+        update(Job).where(Job.id == job_id, Job.state == JobState.RUNNING.value).values(heartbeat_at=now)
+    )
+    return session.scalar(select(Job.state).where(Job.id == job_id))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    state: JobState
+    result_key: str | None = None
+    row_count: int | None = None
+    truncated: bool = False
+    columns: list[dict[str, Any]] | None = None
+    error_code: str | None = None
+    error_message: str | None = None
+    error_hint: str | None = None
+    rows_loaded: int | None = None
+    rows_rejected: int | None = None
+    rejected_sample: list[dict[str, Any]] | None = None
+    notes: list[str] | None = None
+
+
+def finish(session: Session, job_id: str, outcome: Outcome, now: datetime) -> bool:
+    """RUNNING → a final state, once. False when the job had already ended (cancelled meanwhile)."""
+    job = session.get(Job, job_id)
+    if job is None:
+        return False
+    started = job.started_at or job.created_at
+    values: dict[str, Any] = {
+        "state": outcome.state.value,
+        "finished_at": now,
+        "elapsed_ms": max(0, int((now - started).total_seconds() * 1000)),
+        "result_key": outcome.result_key,
+        "result_row_count": outcome.row_count,
+        "truncated": outcome.truncated,
+        "result_columns_json": None if outcome.columns is None else json.dumps(outcome.columns),
+        "error_code": outcome.error_code,
+        "error_message": outcome.error_message,
+        "error_hint": outcome.error_hint,
+        "rows_loaded": outcome.rows_loaded,
+        "rows_rejected": outcome.rows_rejected,
+        "rejected_sample_json": None
+        if outcome.rejected_sample is None
+        else json.dumps(outcome.rejected_sample),
+        "notes_json": None if outcome.notes is None else json.dumps(outcome.notes),
+        "expires_at": now + RESULT_RETENTION if outcome.state is JobState.SUCCEEDED else None,
+    }
+    moved = session.execute(
+        update(Job).where(Job.id == job_id, Job.state == JobState.RUNNING.value).values(**values)
+    )
+    return getattr(moved, "rowcount", 0) == 1
+
+
+def cancel(session: Session, company_id: str, job_id: str, now: datetime) -> str | None:
+    """QUEUED or RUNNING → CANCELLED at once (a running job's worker sees it and stops); the job's state
+    afterwards, or None when there is no such job."""
+    job = get(session, company_id, job_id)
+    if job is None:
+        return None
+    if job.state in ACTIVE:
+        started = job.started_at or job.created_at
+        session.execute(
+            update(Job)
+            .where(Job.id == job_id, Job.state.in_(ACTIVE))
+            .values(
+                state=JobState.CANCELLED.value,
+                cancel_requested=True,
+                finished_at=now,
+                elapsed_ms=max(0, int((now - started).total_seconds() * 1000)),
+            )
+        )
+    return session.scalar(select(Job.state).where(Job.id == job_id))
+
+
+def lost(session: Session, now: datetime, queued_grace: timedelta, running_grace: timedelta) -> list[str]:
+    """Jobs to hand out again: QUEUED for too long (their record may be lost) and RUNNING with a stale
+    heartbeat (their worker died; a query is read-only, so running it again is safe). A job that was
+    claimed MAX_ATTEMPTS times fails instead."""
+    stale = session.scalars(
+        select(Job)
+        .where(
+            or_(
+                (Job.state == JobState.QUEUED.value) & (Job.created_at < now - queued_grace),
+                (Job.state == JobState.RUNNING.value) & (Job.heartbeat_at < now - running_grace),
+            )
+        )
+        .limit(200)
+    ).all()
+    again: list[str] = []
+    for job in stale:
+        if job.state == JobState.RUNNING.value and job.attempt >= MAX_ATTEMPTS:
+            finish(
+                session,
+                job.id,
+                Outcome(
+                    JobState.FAILED,
+                    error_code="INTERNAL",
+                    error_message=f"The job's worker stopped {job.attempt} times while running it",
+                    error_hint="Retry the query; if it keeps failing it may need too much memory",
+                ),
+                now,
+            )
+            continue
+        if job.state == JobState.RUNNING.value:
+            session.execute(
+                update(Job)
+                .where(Job.id == job.id, Job.state == JobState.RUNNING.value)
+                .values(state=JobState.QUEUED.value)
+            )
+        else:
+            # Pushes the next look at this job one grace period ahead.
+            job.created_at = now
+        again.append(job.id)
+    return again
+
+
+def expired_results(session: Session, now: datetime, limit: int = 200) -> list[tuple[str, str]]:
+    rows = session.execute(
+        select(Job.id, Job.result_key).where(Job.result_key.is_not(None), Job.expires_at < now).limit(limit)
+    ).all()
+    return [(job_id, str(key)) for job_id, key in rows]
+
+
+def forget_result(session: Session, job_id: str) -> None:
+    session.execute(update(Job).where(Job.id == job_id).values(result_key=None))
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A job or an append, as /jobs lists it."""
+
+    job_id: str
+    kind: str
+    state: str
+    sql: str | None
+    created_by: str | None
+    created_at: datetime
+    finished_at: datetime | None
+    result_row_count: int | None
+    bytes_scanned: int | None
+    elapsed_ms: int | None
+    tables: list[str]
+
+
+_WRITE_STATES = {"PENDING": JobState.RUNNING.value, "COMMITTED": JobState.SUCCEEDED.value}
+
+
+def listing(
+    session: Session,
+    company_id: str,
+    table_id: str,
+    *,
+    kind: str | None,
+    state: str | None,
+    created_by: str | None,
+    before: tuple[datetime, str] | None,
+    limit: int,
+) -> list[Listed]:
+    """Newest first, at most ``limit`` of the table's jobs and appends older than the cursor ``before``."""
+    found: list[Listed] = []
+    if kind in (None, JobKind.QUERY.value, JobKind.LOAD.value):
+        query = select(Job).where(Job.company_id == company_id, Job.table_id == table_id)
+        if kind:
+            query = query.where(Job.kind == kind)
+        if state:
+            query = query.where(Job.state == state)
+        if created_by:
+            query = query.where(Job.created_by == created_by)
+        if before:
+            query = query.where(
+                or_(Job.created_at < before[0], (Job.created_at == before[0]) & (Job.id < before[1]))
+            )
+        for job in session.scalars(query.order_by(Job.created_at.desc(), Job.id.desc()).limit(limit)):
+            found.append(
+                Listed(
+                    job.id,
+                    job.kind,
+                    job.state,
+                    job.sql,
+                    job.created_by,
+                    job.created_at,
+                    job.finished_at,
+                    job.result_row_count if job.kind == JobKind.QUERY.value else job.rows_loaded,
+                    job.bytes_scanned,
+                    job.elapsed_ms,
+                    json.loads(job.tables_json),
+                )
+            )
+    if kind in (None, JobKind.APPEND.value):
+        found.extend(_appends(session, company_id, table_id, state, created_by, before, limit))
+    found.sort(key=lambda j: (j.created_at, j.job_id), reverse=True)
+    return found[:limit]
+
+
+def _appends(
+    session: Session,
+    company_id: str,
+    table_id: str,
+    state: str | None,
+    created_by: str | None,
+    before: tuple[datetime, str] | None,
+    limit: int,
+) -> list[Listed]:
+    query = select(TableWrite).where(
+        TableWrite.company_id == company_id, TableWrite.table_id == table_id, TableWrite.kind == "APPEND"
+    )
+    if state:
+        stored = {v: k for k, v in _WRITE_STATES.items()}.get(state, "FAILED" if state == "FAILED" else None)
+        if stored is None:
+            return []
+        query = query.where(TableWrite.status == stored)
+    if created_by:
+        query = query.where(TableWrite.created_by == created_by)
+    if before:
+        query = query.where(
+            or_(
+                TableWrite.created_at < before[0],
+                (TableWrite.created_at == before[0]) & (TableWrite.id < before[1]),
+            )
+        )
+    writes = session.scalars(query.order_by(TableWrite.created_at.desc(), TableWrite.id.desc()).limit(limit))
+    return [
+        Listed(
+            write.id,
+            JobKind.APPEND.value,
+            _WRITE_STATES.get(write.status, JobState.FAILED.value),
+            None,
+            write.created_by,
+            write.created_at,
+            write.committed_at,
+            write.row_count,
+            None,
+            None
+            if write.committed_at is None
+            else int((write.committed_at - write.created_at).total_seconds() * 1000),
+            [table_id],
+        )
+        for write in writes
+    ]

@@ -1,0 +1,182 @@
+"""The object store on a local directory: one file per object, multipart parts staged beside the objects.
+
+Every write goes to a temporary file that is renamed into place, so a reader sees a whole object or none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import BinaryIO
+
+import fsspec
+import pyarrow.fs
+
+from sinks.objectstore.base import (
+    RESERVED_PREFIX,
+    ObjectStore,
+    check_key,
+    check_part_number,
+    check_parts,
+    quoted_etag,
+)
+from sinks.objectstore.exceptions import NoSuchKey, NoSuchUpload
+
+CHUNK_BYTES = 1024 * 1024
+_UPLOAD_ID = re.compile(r"^[0-9a-f]{32}$")
+_PART_FILE = re.compile(r"^(\d+)-([0-9a-f]{32})\.part$")
+
+
+class LocalObjectStore(ObjectStore):
+    def __init__(self, root: Path, bucket: str) -> None:
+        super().__init__(bucket)
+        self.root = root.expanduser().resolve()
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.staging = self.root / RESERVED_PREFIX
+
+    def _path(self, key: str) -> Path:
+        return self.root / check_key(key)
+
+    def local_path(self, key: str) -> Path:
+        return self._path(key)
+
+    def put_bytes(self, key: str, data: bytes) -> None:
+        target = self._path(key)
+        temporary = _temporary_beside(target)
+        temporary.write_bytes(data)
+        os.replace(temporary, target)
+
+    def get_bytes(self, key: str) -> bytes:
+        try:
+            return self._path(key).read_bytes()
+        except (FileNotFoundError, IsADirectoryError) as error:
+            raise NoSuchKey(f"No object {key}") from error
+
+    def exists(self, key: str) -> bool:
+        return self._path(key).is_file()
+
+    def size(self, key: str) -> int:
+        path = self._path(key)
+        if not path.is_file():
+            raise NoSuchKey(f"No object {key}")
+        return path.stat().st_size
+
+    def delete(self, key: str) -> None:
+        self._path(key).unlink(missing_ok=True)
+
+    def delete_prefix(self, prefix: str) -> int:
+        check_key(prefix, prefix=True)
+        removed = 0
+        folder, _, stem = prefix.rpartition("/")
+        base = self.root / folder if folder else self.root
+        if not base.is_dir():
+            return 0
+        for entry in list(base.iterdir()):
+            if not entry.name.startswith(stem) or (not folder and entry.name == RESERVED_PREFIX):
+                continue
+            if entry.is_dir():
+                removed += sum(1 for path in entry.rglob("*") if path.is_file())
+                shutil.rmtree(entry)
+            else:
+                entry.unlink(missing_ok=True)
+                removed += 1
+        return removed
+
+    def arrow_filesystem(self) -> tuple[pyarrow.fs.FileSystem, str]:
+        # pyarrow's own LocalFileSystem does not create a new key's folders on write; fsspec's does.
+        handler = pyarrow.fs.FSSpecHandler(fsspec.filesystem("file", auto_mkdir=True))
+        return pyarrow.fs.PyFileSystem(handler), str(self.root)
+
+    # multipart
+
+    def _upload_dir(self, key: str, upload_id: str) -> Path:
+        check_key(key)
+        if not _UPLOAD_ID.match(upload_id):
+            raise NoSuchUpload(f"No upload {upload_id!r}")
+        folder = self.staging / upload_id
+        try:
+            recorded = (folder / "key").read_text()
+        except FileNotFoundError as error:
+            raise NoSuchUpload(f"No upload {upload_id} (completed, aborted or never started)") from error
+        if recorded != key:
+            raise NoSuchUpload(f"Upload {upload_id} is not for key {key}")
+        return folder
+
+    def initiate_multipart(self, key: str) -> str:
+        check_key(key)
+        upload_id = uuid.uuid4().hex
+        folder = self.staging / upload_id
+        folder.mkdir(parents=True)
+        (folder / "key").write_text(key)
+        return upload_id
+
+    def put_part(self, key: str, upload_id: str, part_number: int, data: bytes | BinaryIO) -> str:
+        check_part_number(part_number)
+        folder = self._upload_dir(key, upload_id)
+        temporary = folder / f"{part_number}.{uuid.uuid4().hex}.tmp"
+        digest = hashlib.md5(usedforsecurity=False)
+        try:
+            with temporary.open("wb") as sink:
+                if isinstance(data, bytes):
+                    digest.update(data)
+                    sink.write(data)
+                else:
+                    while chunk := data.read(CHUNK_BYTES):
+                        digest.update(chunk)
+                        sink.write(chunk)
+            md5_hex = digest.hexdigest()
+            # The ETag is in the part's file name, so the part and its ETag appear in one atomic rename.
+            os.replace(temporary, folder / f"{part_number}-{md5_hex}.part")
+        finally:
+            temporary.unlink(missing_ok=True)
+        for older in folder.glob(f"{part_number}-*.part"):
+            if older.name != f"{part_number}-{md5_hex}.part":
+                older.unlink(missing_ok=True)
+        return quoted_etag(md5_hex)
+
+    def _stored_parts(self, folder: Path, etags: Mapping[int, str]) -> dict[int, tuple[str, int, Path]]:
+        stored: dict[int, tuple[str, int, Path]] = {}
+        for path in folder.iterdir():
+            match = _PART_FILE.match(path.name)
+            if match is None:
+                continue
+            number, md5_hex = int(match.group(1)), match.group(2)
+            # Two racing uploads of one part may both be present for a moment: keep the one the caller names.
+            if number in stored and quoted_etag(md5_hex) != etags.get(number):
+                continue
+            stored[number] = (quoted_etag(md5_hex), path.stat().st_size, path)
+        return stored
+
+    def complete_multipart(self, key: str, upload_id: str, etags: Mapping[int, str]) -> None:
+        folder = self._upload_dir(key, upload_id)
+        stored = self._stored_parts(folder, etags)
+        numbers = check_parts(etags, {n: (etag, size) for n, (etag, size, _) in stored.items()})
+        target = self._path(key)
+        temporary = _temporary_beside(target)
+        try:
+            with temporary.open("wb") as sink:
+                for number in numbers:
+                    with stored[number][2].open("rb") as part:
+                        shutil.copyfileobj(part, sink, CHUNK_BYTES)
+            os.replace(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+    def abort_multipart(self, key: str, upload_id: str) -> None:
+        shutil.rmtree(self._upload_dir(key, upload_id), ignore_errors=True)
+
+    def presigned_part_url(
+        self, key: str, upload_id: str, part_number: int, expires_seconds: int
+    ) -> str | None:
+        return None
+
+
+def _temporary_beside(target: Path) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")

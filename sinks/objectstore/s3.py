@@ -1,0 +1,203 @@
+"""The object store on S3 (or an S3-compatible service at ``endpoint``), through boto3.
+
+Credentials come from the standard AWS chain (environment, shared files, instance role); none are settings.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, BinaryIO
+from urllib.parse import urlsplit
+
+import boto3
+import pyarrow.fs
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+from sinks.objectstore.base import ObjectStore, check_key, check_part_number, check_parts
+from sinks.objectstore.exceptions import InvalidPart, NoSuchKey, NoSuchUpload, PartTooSmall
+
+_DELETE_BATCH = 1000
+_NOT_FOUND = {"404", "NoSuchKey", "NotFound"}
+
+
+def _code(error: ClientError) -> str:
+    return str(error.response.get("Error", {}).get("Code", ""))
+
+
+class S3ObjectStore(ObjectStore):
+    def __init__(self, bucket: str, prefix: str, *, endpoint: str | None) -> None:
+        super().__init__(bucket, prefix)
+        self.endpoint = endpoint
+        # boto3 itself reads only AWS_DEFAULT_REGION; AWS_REGION is what the other AWS SDKs (and compose) set.
+        probe = boto3.session.Session()
+        self.region = os.environ.get("AWS_REGION") or probe.region_name or "us-east-1"
+        self.session = boto3.session.Session(region_name=self.region)
+        config = Config(
+            signature_version="s3v4",
+            s3={"addressing_style": "path" if endpoint else "auto"},
+            retries={"max_attempts": 5, "mode": "standard"},
+        )
+        self.client: Any = self.session.client("s3", endpoint_url=endpoint, config=config)
+
+    def local_path(self, key: str) -> Path | None:
+        return None
+
+    def put_bytes(self, key: str, data: bytes) -> None:
+        self.client.put_object(Bucket=self.bucket, Key=self.object_key(key), Body=data)
+
+    def get_bytes(self, key: str) -> bytes:
+        try:
+            answer = self.client.get_object(Bucket=self.bucket, Key=self.object_key(key))
+        except ClientError as error:
+            if _code(error) in _NOT_FOUND:
+                raise NoSuchKey(f"No object {key}") from error
+            raise
+        body: bytes = answer["Body"].read()
+        return body
+
+    def _head(self, key: str) -> dict[str, Any] | None:
+        try:
+            head: dict[str, Any] = self.client.head_object(Bucket=self.bucket, Key=self.object_key(key))
+        except ClientError as error:
+            if _code(error) in _NOT_FOUND:
+                return None
+            raise
+        return head
+
+    def exists(self, key: str) -> bool:
+        return self._head(key) is not None
+
+    def size(self, key: str) -> int:
+        head = self._head(key)
+        if head is None:
+            raise NoSuchKey(f"No object {key}")
+        return int(head["ContentLength"])
+
+    def delete(self, key: str) -> None:
+        self.client.delete_object(Bucket=self.bucket, Key=self.object_key(key))
+
+    def _listed(self, prefix: str) -> Iterator[str]:
+        paginator = self.client.get_paginator("list_objects_v2")
+        for page in paginator.paginate(Bucket=self.bucket, Prefix=prefix):
+            for entry in page.get("Contents", []):
+                yield str(entry["Key"])
+
+    def delete_prefix(self, prefix: str) -> int:
+        check_key(prefix, prefix=True)
+        full = f"{self.prefix}/{prefix}" if self.prefix else prefix
+        removed = 0
+        batch: list[str] = []
+        for name in self._listed(full):
+            batch.append(name)
+            if len(batch) == _DELETE_BATCH:
+                removed += self._delete_batch(batch)
+                batch = []
+        if batch:
+            removed += self._delete_batch(batch)
+        return removed
+
+    def _delete_batch(self, names: list[str]) -> int:
+        self.client.delete_objects(
+            Bucket=self.bucket, Delete={"Objects": [{"Key": name} for name in names], "Quiet": True}
+        )
+        return len(names)
+
+    def arrow_filesystem(self) -> tuple[pyarrow.fs.FileSystem, str]:
+        credentials = self.session.get_credentials()
+        options: dict[str, Any] = {"region": self.region}
+        if credentials is not None:
+            frozen = credentials.get_frozen_credentials()
+            options.update(
+                access_key=frozen.access_key, secret_key=frozen.secret_key, session_token=frozen.token
+            )
+        if self.endpoint:
+            parts = urlsplit(self.endpoint)
+            options.update(endpoint_override=parts.netloc, scheme=parts.scheme or "https")
+        base = f"{self.bucket}/{self.prefix}" if self.prefix else self.bucket
+        return pyarrow.fs.S3FileSystem(**options), base
+
+    # multipart
+
+    def initiate_multipart(self, key: str) -> str:
+        answer = self.client.create_multipart_upload(Bucket=self.bucket, Key=self.object_key(key))
+        return str(answer["UploadId"])
+
+    def put_part(self, key: str, upload_id: str, part_number: int, data: bytes | BinaryIO) -> str:
+        check_part_number(part_number)
+        try:
+            answer = self.client.upload_part(
+                Bucket=self.bucket,
+                Key=self.object_key(key),
+                UploadId=upload_id,
+                PartNumber=part_number,
+                Body=data,
+            )
+        except ClientError as error:
+            _raise_mapped(error, upload_id)
+            raise
+        return str(answer["ETag"])
+
+    def _stored_parts(self, key: str, upload_id: str) -> dict[int, tuple[str, int]]:
+        paginator = self.client.get_paginator("list_parts")
+        stored: dict[int, tuple[str, int]] = {}
+        pages = paginator.paginate(Bucket=self.bucket, Key=self.object_key(key), UploadId=upload_id)
+        for page in pages:
+            for part in page.get("Parts", []):
+                stored[int(part["PartNumber"])] = (str(part["ETag"]), int(part["Size"]))
+        return stored
+
+    def complete_multipart(self, key: str, upload_id: str, etags: Mapping[int, str]) -> None:
+        try:
+            # Checked here first so both stores refuse the same completions with the same messages.
+            stored = self._stored_parts(key, upload_id)
+            numbers = check_parts(etags, stored)
+            self.client.complete_multipart_upload(
+                Bucket=self.bucket,
+                Key=self.object_key(key),
+                UploadId=upload_id,
+                MultipartUpload={
+                    "Parts": [{"PartNumber": number, "ETag": stored[number][0]} for number in numbers]
+                },
+            )
+        except ClientError as error:
+            _raise_mapped(error, upload_id)
+            raise
+
+    def abort_multipart(self, key: str, upload_id: str) -> None:
+        try:
+            self.client.abort_multipart_upload(
+                Bucket=self.bucket, Key=self.object_key(key), UploadId=upload_id
+            )
+        except ClientError as error:
+            _raise_mapped(error, upload_id)
+            raise
+
+    def presigned_part_url(
+        self, key: str, upload_id: str, part_number: int, expires_seconds: int
+    ) -> str | None:
+        check_part_number(part_number)
+        url: str = self.client.generate_presigned_url(
+            "upload_part",
+            Params={
+                "Bucket": self.bucket,
+                "Key": self.object_key(key),
+                "UploadId": upload_id,
+                "PartNumber": part_number,
+            },
+            ExpiresIn=expires_seconds,
+        )
+        return url
+
+
+def _raise_mapped(error: ClientError, upload_id: str) -> None:
+    """Raises the store's own error for a multipart failure S3 reports; returns for any other error."""
+    code = _code(error)
+    if code == "NoSuchUpload":
+        raise NoSuchUpload(f"No upload {upload_id} (completed, aborted or never started)") from error
+    if code == "EntityTooSmall":
+        raise PartTooSmall("A part other than the last is under the 5 MiB minimum") from error
+    if code in ("InvalidPart", "InvalidPartOrder"):
+        raise InvalidPart("A part was not uploaded or its ETag does not match") from error

@@ -1,0 +1,133 @@
+"""DuckDB for user SQL: one locked-down database per company, a fresh cursor (connection) per query.
+
+Each company's database loads the extensions once, may read only that company's warehouse directory, has
+external access off and its configuration locked, so nothing a query says can change a setting or reach a
+file of another company, the machine or the network. A query gets its own cursor: its views over the
+tables' current Iceberg snapshots are TEMP views, visible to that cursor alone. The SQL it runs was checked
+and rewritten by the SQL front (``streams.sql``); this module is the second line of defence.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import duckdb
+import pyarrow as pa
+
+from schemas.jobs import QueryPlan
+from sinks.duckdb_engine import connect
+
+
+class QueryFailed(Exception):
+    """The SQL failed in DuckDB (a conversion, a division by zero...); the message is DuckDB's, shortened."""
+
+
+class QueryInterrupted(Exception):
+    """The query was stopped from outside (cancel or time limit)."""
+
+
+def local_path(location: str) -> str:
+    """A `file://` URI or plain path as a filesystem path; other schemes are refused."""
+    parsed = urlparse(location)
+    if parsed.scheme in ("", "file"):
+        return unquote(parsed.path) if parsed.scheme else location
+    raise ValueError(f"the query engine reads local warehouses only, not {parsed.scheme}://")
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+class QueryEngines:
+    """Locked DuckDB databases per company, the least recently used closed beyond ``size``."""
+
+    def __init__(self, warehouse_dir: Path, *, threads: int, memory_limit: str, size: int = 4) -> None:
+        self._warehouse = warehouse_dir
+        self._threads = threads
+        self._memory_limit = memory_limit
+        self._size = size
+        self._databases: OrderedDict[str, duckdb.DuckDBPyConnection] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def company_dir(self, namespace: str) -> Path:
+        return self._warehouse / namespace
+
+    def cursor(self, namespace: str) -> duckdb.DuckDBPyConnection:
+        with self._lock:
+            database = self._databases.get(namespace)
+            if database is None:
+                database = self._open(namespace)
+                self._databases[namespace] = database
+                while len(self._databases) > self._size:
+                    _, oldest = self._databases.popitem(last=False)
+                    oldest.close()
+            self._databases.move_to_end(namespace)
+            return database.cursor()
+
+    def _open(self, namespace: str) -> duckdb.DuckDBPyConnection:
+        folder = self.company_dir(namespace)
+        folder.mkdir(parents=True, exist_ok=True)
+        database = connect(threads=self._threads, memory_limit=self._memory_limit)
+        database.execute(f"SET allowed_directories = [{_literal(str(folder) + '/')}]")
+        database.execute("SET enable_external_access = false")
+        database.execute("SET lock_configuration = true")
+        return database
+
+    def close(self) -> None:
+        with self._lock:
+            for database in self._databases.values():
+                database.close()
+            self._databases.clear()
+
+
+@dataclass(frozen=True)
+class QueryOutput:
+    table: pa.Table
+    truncated: bool
+
+
+def create_views(cursor: duckdb.DuckDBPyConnection, plan: QueryPlan, metadata: Mapping[str, str]) -> None:
+    """One TEMP view per table the query reads: the caller's columns and rows of the current snapshot.
+    ``metadata`` maps a table id to its metadata file path."""
+    for view in plan.views:
+        columns = ", ".join(_quote(c) for c in view.columns)
+        where = f" WHERE {view.row_filter}" if view.row_filter else ""
+        source = f"iceberg_scan({_literal(metadata[view.table_id])})"
+        cursor.execute(f"CREATE TEMP VIEW {_quote(view.view)} AS SELECT {columns} FROM {source}{where}")
+
+
+def run_query(cursor: duckdb.DuckDBPyConnection, plan: QueryPlan, metadata: Mapping[str, str]) -> QueryOutput:
+    """Run the plan; keep at most ``plan.max_rows`` rows and say whether more existed. Blocking: call it
+    from a worker thread, and ``cursor.interrupt()`` from another to stop it."""
+    try:
+        create_views(cursor, plan, metadata)
+        reader = cursor.execute(plan.sql).to_arrow_reader(65_536)
+        batches: list[pa.RecordBatch] = []
+        kept = 0
+        truncated = False
+        for batch in reader:
+            if kept + batch.num_rows > plan.max_rows:
+                batches.append(batch.slice(0, plan.max_rows - kept))
+                truncated = True
+                break
+            batches.append(batch)
+            kept += batch.num_rows
+        return QueryOutput(pa.Table.from_batches(batches, schema=reader.schema), truncated)
+    except duckdb.InterruptException as exc:
+        raise QueryInterrupted(str(exc)) from exc
+    except duckdb.Error as exc:
+        raise QueryFailed(_short(str(exc))) from exc
+
+
+def _short(message: str, limit: int = 1000) -> str:
+    first = message.strip().split("\n\n")[0]
+    return first if len(first) <= limit else first[:limit] + "…"

@@ -1,0 +1,229 @@
+"""The analytics area of the worker: run query jobs.
+
+The ingress checks and plans a query, records the job QUEUED and sends its id to ``analytics.jobs``. Here a
+job is claimed (QUEUED → RUNNING, compare-and-set), run by DuckDB in a worker thread over the tables'
+current snapshots, its result written as Parquet to the object store, and finished once. While it runs a
+watcher refreshes its heartbeat, stops it when it is cancelled (the ingress marks it CANCELLED at once) or
+reaches its time limit (TIMED_OUT). A job whose worker dies is handed out again by the reconciler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import faust
+import mode
+
+from schemas.envelopes import Envelope
+from schemas.jobs import JOB_RECORD_TYPE, JobState, QueryPlan, job_envelope
+from schemas.settings import Settings
+from schemas.topics import ANALYTICS_JOBS
+from sinks.db import jobs
+from sinks.db.engine import make_engine, make_sessions
+from sinks.db.group_commit import GroupCommitter
+from sinks.db.jobs import Outcome
+from sinks.db.models import Job
+from sinks.iceberg import catalog as iceberg
+from sinks.job_results import delete_result, describe_columns, result_key, write_result
+from sinks.kafka import Publisher
+from sinks.objectstore import ObjectStore
+from sinks.query_engine import QueryEngines, QueryFailed, QueryInterrupted, local_path, run_query
+from streams.app import raw_topic
+
+log = logging.getLogger(__name__)
+WATCH_SECONDS = 0.25
+# A running job's state is read (and its heartbeat refreshed) this often: a cancel stops it within it.
+CHECK_SECONDS = 1.0
+SWEEP_SECONDS = 600.0
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def parse_job(raw: bytes) -> str | None:
+    try:
+        envelope = Envelope.from_bytes(raw)
+        if envelope.type != JOB_RECORD_TYPE or envelope.v != 1:
+            return None
+        return str(envelope.payload["jobId"])
+    except (ValueError, KeyError):
+        log.warning("skipping a malformed job record")
+        return None
+
+
+class AnalyticsRuntime(mode.Service):
+    def __init__(self, settings: Settings, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.settings = settings
+        self.engine = make_engine(settings.resolved_database_url)
+        self.sessions = make_sessions(self.engine)
+        self.committer = GroupCommitter(self.sessions, name="analytics-commit")
+        self.publisher = Publisher.shared(settings)
+        self.catalog = iceberg.make_catalog(settings.resolved_database_url, settings.resolved_warehouse)
+        self.store = ObjectStore.from_settings(settings)
+        warehouse = Path(local_path(iceberg.warehouse_location(settings.resolved_warehouse)))
+        self.engines = QueryEngines(
+            warehouse, threads=settings.query_threads, memory_limit=settings.query_memory_limit
+        )
+        self.pool = ThreadPoolExecutor(settings.query_concurrency, thread_name_prefix="query")
+        self.running: set[asyncio.Task[None]] = set()
+        self.ready = asyncio.Event()
+
+    async def on_start(self) -> None:
+        self.committer.start()
+        await self.publisher.start()
+        self.ready.set()
+
+    async def on_stop(self) -> None:
+        if self.running:
+            await asyncio.wait(self.running, timeout=self.settings.shutdown_timeout_seconds)
+        await self.publisher.stop()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.engines.close()
+        self.committer.stop()
+        self.engine.dispose()
+
+    async def start_jobs(self, job_ids: list[str]) -> None:
+        await self.ready.wait()
+        for job_id in job_ids:
+            job = await self.committer.run(partial(jobs.claim, job_id=job_id, now=now()))
+            if job is None:
+                continue
+            task = asyncio.create_task(self._run(job))
+            self.running.add(task)
+            task.add_done_callback(self.running.discard)
+
+    async def _run(self, job: Job) -> None:
+        started = time.monotonic()
+        try:
+            outcome = await self._query(job, started)
+        except Exception as exc:
+            log.exception("query job crashed", extra={"job_id": job.id})
+            outcome = Outcome(
+                JobState.FAILED,
+                error_code="INTERNAL",
+                error_message=f"Internal error: {type(exc).__name__}",
+                error_hint="Retry the query",
+            )
+        finished = await self.committer.run(partial(jobs.finish, job_id=job.id, outcome=outcome, now=now()))
+        if not finished and outcome.result_key:
+            # Cancelled while its result was being written: the result is nobody's.
+            await asyncio.to_thread(delete_result, self.store, outcome.result_key)
+        log.info("query job ended", extra={"job_id": job.id, "state": outcome.state.value})
+
+    async def _query(self, job: Job, started: float) -> Outcome:
+        plan = QueryPlan.model_validate_json(job.plan_json)
+        metadata = await asyncio.to_thread(self._metadata, job.company_id, plan)
+        cursor = self.engines.cursor(iceberg.namespace_for(job.company_id))
+        loop = asyncio.get_running_loop()
+        work = loop.run_in_executor(self.pool, run_query, cursor, plan, metadata)
+        stopped = await self._watch(job.id, work, cursor, started + plan.timeout_seconds)
+        try:
+            output = await work
+        except QueryInterrupted:
+            output = None
+        except QueryFailed as exc:
+            return Outcome(
+                JobState.FAILED, error_code="QUERY_FAILED", error_message=str(exc), error_hint=None
+            )
+        finally:
+            cursor.close()
+        if stopped is JobState.TIMED_OUT:
+            return Outcome(
+                JobState.TIMED_OUT,
+                error_code="TIMEOUT",
+                error_message=f"The query ran past its time limit of {plan.timeout_seconds:g} seconds",
+                error_hint="Filter on partition columns or aggregate to scan and return less",
+            )
+        if stopped is not None or output is None:
+            return Outcome(JobState.CANCELLED)
+        key = result_key(job.company_id, job.id)
+        await loop.run_in_executor(self.pool, write_result, self.store, key, output.table)
+        masked = {
+            m.index: {"maskStrategy": m.mask_strategy, "tableId": m.table_id, "column": m.column}
+            for m in plan.masked
+        }
+        return Outcome(
+            JobState.SUCCEEDED,
+            result_key=key,
+            row_count=output.table.num_rows,
+            truncated=output.truncated,
+            columns=describe_columns(output.table.schema, masked),
+        )
+
+    async def _watch(
+        self, job_id: str, work: asyncio.Future[Any], cursor: Any, deadline: float
+    ) -> JobState | None:
+        """Wait for the query; interrupt it when it is cancelled or reaches its deadline."""
+        last_beat = time.monotonic()
+        while True:
+            done, _ = await asyncio.wait({work}, timeout=WATCH_SECONDS)
+            if done:
+                return None
+            moment = time.monotonic()
+            if moment >= deadline:
+                cursor.interrupt()
+                return JobState.TIMED_OUT
+            if moment - last_beat >= CHECK_SECONDS:
+                last_beat = moment
+                state = await self.committer.run(partial(jobs.heartbeat, job_id=job_id, now=now()))
+                if state != JobState.RUNNING.value:
+                    cursor.interrupt()
+                    return JobState.CANCELLED
+
+    def _metadata(self, company_id: str, plan: QueryPlan) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for view in plan.views:
+            handle = iceberg.load_table(self.catalog, company_id, view.table_id)
+            found[view.table_id] = local_path(str(handle.metadata_location))
+        return found
+
+    async def reconcile(self) -> None:
+        await self.ready.wait()
+        grace = timedelta(seconds=self.settings.queued_grace_seconds)
+        running_grace = timedelta(seconds=CHECK_SECONDS * 10 + self.settings.processing_grace_seconds)
+        again = await self.committer.run(
+            partial(jobs.lost, now=now(), queued_grace=grace, running_grace=running_grace)
+        )
+        if again:
+            log.warning("re-sending query jobs", extra={"count": len(again)})
+        for job_id in again:
+            await self.publish(job_id)
+
+    async def publish(self, job_id: str) -> None:
+        await self.publisher.publish(ANALYTICS_JOBS, job_envelope(job_id), key=job_id)
+
+    async def sweep_results(self) -> None:
+        await self.ready.wait()
+        expired = await self.committer.run(partial(jobs.expired_results, now=now()))
+        for job_id, key in expired:
+            await asyncio.to_thread(delete_result, self.store, key)
+            await self.committer.run(partial(jobs.forget_result, job_id=job_id))
+
+
+def register(app: faust.App, settings: Settings) -> None:
+    runtime = AnalyticsRuntime(settings)
+    app.service(runtime)  # type: ignore[arg-type] # an instance is accepted: Faust starts it with the app
+
+    @app.agent(raw_topic(app, settings, ANALYTICS_JOBS), name="run_query_jobs")
+    async def run_query_jobs(stream: faust.StreamT[bytes]) -> None:
+        async for raw in stream:
+            job_id = parse_job(raw)
+            if job_id is not None:
+                await runtime.start_jobs([job_id])
+
+    @app.timer(interval=settings.reconcile_interval_seconds, on_leader=True)  # type: ignore[untyped-decorator]
+    async def reconcile_query_jobs() -> None:
+        await runtime.reconcile()
+
+    @app.timer(interval=SWEEP_SECONDS, on_leader=True)  # type: ignore[untyped-decorator]
+    async def sweep_query_results() -> None:
+        await runtime.sweep_results()

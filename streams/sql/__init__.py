@@ -1,0 +1,1 @@
+"""The SQL front of analytics queries: parse, allow-list, resolve and translate Trino SQL for DuckDB."""

@@ -1,0 +1,79 @@
+"""Shapes shared by the SQL front: the tables a caller may read, the parsed and compiled query, the error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from schemas.column_types import ColumnType
+
+MAX_SQL_BYTES = 100 * 1024
+VIEW_SUFFIX = "#svc"
+
+# (column, op, value): op is one of = != < <= > >= in; value is a Python literal (a list for "in").
+Predicate = tuple[str, str, object]
+
+
+class SqlError(Exception):
+    """A refused query: ``code`` is PARSE_ERROR, FORBIDDEN_CONSTRUCT, UNKNOWN_TABLE or UNKNOWN_COLUMN."""
+
+    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.hint = hint
+
+    def __repr__(self) -> str:
+        return f"SqlError({self.code!r}, {self.message!r}, {self.hint!r})"
+
+
+@dataclass(frozen=True)
+class QueryColumn:
+    name: str
+    type: ColumnType
+    masked: bool = False
+
+
+@dataclass(frozen=True)
+class QueryTable:
+    """A table as one caller sees it: only the visible columns, in table order."""
+
+    sql_name: str
+    columns: tuple[QueryColumn, ...]
+    partition_columns: tuple[str, ...] = ()
+
+    def column(self, name: str) -> QueryColumn | None:
+        return next((c for c in self.columns if c.name == name), None)
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    tree: exp.Expr
+    table_names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MaskedOutput:
+    table: str
+    column: str
+
+
+@dataclass(frozen=True)
+class CompiledQuery:
+    sql: str
+    views: dict[str, str]
+    output_names: tuple[str, ...]
+    masked_outputs: tuple[MaskedOutput | None, ...]
+    tables: tuple[str, ...] = field(default=())
+
+
+def view_name(sql_name: str) -> str:
+    """The name of the per-query view of a table; ``#`` keeps it out of reach of plain identifiers."""
+    return f"{sql_name}{VIEW_SUFFIX}"
+
+
+def columns_hint(tables: list[QueryTable]) -> str | None:
+    """``Available columns in t: a, b`` for each table, joined by ``; ``."""
+    parts = [f"Available columns in {t.sql_name}: {', '.join(c.name for c in t.columns)}" for t in tables]
+    return "; ".join(parts) or None
