@@ -20,6 +20,7 @@ from ingress.routes import (
     identity,
     intake,
     job_results,
+    loads,
     scheduled_events,
     table_admin,
     webhook_trigger,
@@ -30,6 +31,7 @@ from sinks.db.engine import make_engine, make_sessions
 from sinks.db.group_commit import GroupCommitter
 from sinks.iceberg.catalog import make_catalog
 from sinks.iceberg.masking import Masker
+from sinks.iceberg.read_cache import TableReads
 from sinks.kafka import Publisher
 from sinks.objectstore import ObjectStore
 
@@ -47,6 +49,7 @@ def create_app(settings: Settings) -> FastAPI:
         await publisher.start()
         committer = GroupCommitter(sessions, name="ingress-commit")
         committer.start()
+        catalog = make_catalog(settings.resolved_database_url, settings.resolved_warehouse)
         app.state.services = Services(
             settings=settings,
             engine=engine,
@@ -58,10 +61,11 @@ def create_app(settings: Settings) -> FastAPI:
             ),
             committer=committer,
             append_quota=RowQuota(settings.append_rows_per_minute),
-            catalog=make_catalog(settings.resolved_database_url, settings.resolved_warehouse),
+            catalog=catalog,
             masker=Masker(settings.secret_key),
             registry=registry,
             store=ObjectStore.from_settings(settings),
+            reads=TableReads(catalog),
         )
         log.info("ingress ready", extra={"host": settings.host, "port": settings.port})
         try:
@@ -87,6 +91,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(analytics.router)
     app.include_router(analytics_jobs.router)
     app.include_router(job_results.router)
+    app.include_router(loads.router)
     app.include_router(scheduled_events.router)
     app.include_router(intake.router)
     app.add_middleware(

@@ -20,8 +20,9 @@ from schemas.jobs import JobKind, JobState
 from sinks.db import jobs, tables
 from sinks.db.models import Job, User
 
-# How often a waiting call looks at its job: often at first (most queries are quick), then less.
-_POLL_SECONDS = (0.002, 0.004, 0.006, 0.01, 0.015, 0.02, 0.03, 0.05)
+# How often a waiting call looks at its job (one indexed read): every 4 ms for the first half second, since
+# most queries are quick, then less often.
+_POLL_SECONDS = (0.004,) * 125 + (0.02,) * 50 + (0.05,)
 
 
 def readable_tables(session: Session, caller: Principal, table_ids: list[str]) -> bool:

@@ -15,8 +15,7 @@ from schemas.column_types import LOAD_ID_COLUMN, RECORD_ID_COLUMN, ColumnKind, C
 from schemas.jobs import MaskedPlan, QueryPlan, ViewPlan
 from sinks.db import tables
 from sinks.db.models import AnalyticsTable
-from sinks.iceberg import catalog as iceberg
-from sinks.scan_estimate import estimate_bytes
+from sinks.iceberg.read_cache import TableReads
 from sinks.table_reads import duckdb_predicate
 from streams.sql.front import (
     CompiledQuery,
@@ -101,7 +100,7 @@ def query_table(name: str, resolved: Resolved) -> QueryTable:
     return QueryTable(name, columns + _SYSTEM, partitions)
 
 
-def plan(session: Session, catalog: Any, caller: Principal, sql: str) -> Planned:
+def plan(session: Session, reads: TableReads, caller: Principal, sql: str) -> Planned:
     parsed = parse(sql)
     resolved = resolve(session, caller, parsed.table_names)
     shapes = {name: query_table(name, found) for name, found in resolved.items()}
@@ -112,9 +111,9 @@ def plan(session: Session, catalog: Any, caller: Principal, sql: str) -> Planned
         raise sql_error(error) from error
     estimated = 0
     for name, found in resolved.items():
-        handle = iceberg.load_table(catalog, found.table.company_id, found.table.id)
+        handle = reads.table(found.table.company_id, found.table.id)
         occurrences = predicates.get(name) or [[]]
-        estimated += sum(estimate_bytes(handle, conjuncts) for conjuncts in occurrences)
+        estimated += sum(reads.estimate(handle, conjuncts) for conjuncts in occurrences)
     return Planned(parsed, compiled, resolved, estimated)
 
 

@@ -13,6 +13,7 @@ from ingress.ratelimit import RateLimiter, RowQuota
 from schemas.settings import Settings
 from sinks.db.group_commit import GroupCommitter
 from sinks.iceberg.masking import Masker
+from sinks.iceberg.read_cache import TableReads
 from sinks.kafka import Publisher
 from sinks.objectstore import ObjectStore
 
@@ -31,3 +32,4 @@ class Services:
     masker: Masker
     registry: CollectorRegistry
     store: ObjectStore
+    reads: TableReads

@@ -120,3 +120,40 @@ class QueryPlan(WireModel):
 def job_envelope(job_id: str) -> Envelope:
     """The record on ``analytics.jobs``: the job id only; the job itself is in the DB."""
     return Envelope(type=JOB_RECORD_TYPE, payload={"jobId": job_id})
+
+
+class CsvOptions(RequestModel):
+    delimiter: str = Field(",", min_length=1, max_length=1)
+    header: bool = True
+    null_string: str | None = Field(None, max_length=100)
+    quote: str = Field('"', min_length=1, max_length=1)
+    date_format: str | None = Field(None, min_length=1, max_length=100)
+    timestamp_format: str | None = Field(None, min_length=1, max_length=100)
+
+
+LoadFormat = Literal["CSV", "PARQUET"]
+
+
+class LoadRequest(RequestModel):
+    table_id: str = Field(min_length=1, max_length=100)
+    source_uris: list[str] = Field(min_length=1, max_length=100)
+    format: LoadFormat | None = None
+    mode: Literal["APPEND", "REPLACE"] = "APPEND"
+    csv: CsvOptions = Field(default_factory=CsvOptions)
+    column_mapping: dict[str, str] | None = Field(None, max_length=1000)
+
+
+class LoadSource(WireModel):
+    uri: str
+    key: str
+    size: int
+
+
+class LoadPlan(WireModel):
+    """What a load job's worker runs: the checked sources and options."""
+
+    sources: list[LoadSource]
+    format: LoadFormat
+    mode: Literal["APPEND", "REPLACE"]
+    csv: CsvOptions
+    column_mapping: dict[str, str] | None = None

@@ -27,6 +27,7 @@ class Settings(BaseSettings):
     kafka_bootstrap: str | None = None
     broker_port: int = Field(9092, ge=0, le=65535)
     kafka_idempotence: bool = False
+    kafka_fetch_max_wait_ms: int = Field(20, ge=1, le=1500)
     warehouse: str | None = None
     secret_key: str = DEV_SECRET_KEY
     # Unset: <data dir>/objects. A directory, or s3://bucket/prefix (credentials from the AWS chain).
@@ -63,6 +64,7 @@ class Settings(BaseSettings):
     query_max_bytes_scanned: int = Field(100 * 1024**3, ge=1)
     query_daily_bytes_scanned: int = Field(1024**4, ge=1)
     query_max_concurrent: int = Field(8, ge=1)
+    load_daily_bytes: int = Field(100 * 1024**3, ge=1)
     max_request_bytes: int = Field(10 * 1024 * 1024 + 64 * 1024, ge=1024)
 
     log_level: str = "INFO"

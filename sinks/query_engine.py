@@ -90,26 +90,44 @@ class QueryEngines:
 
 
 @dataclass(frozen=True)
+class TableSource:
+    """Where a view reads a table's snapshot: its data files (local paths) when they are known to hold
+    exactly its rows, else its metadata file through the Iceberg extension."""
+
+    metadata: str
+    files: tuple[str, ...] | None = None
+
+    def sql(self) -> str:
+        if self.files:
+            listed = ", ".join(_literal(path) for path in self.files)
+            return f"read_parquet([{listed}], union_by_name = true, hive_partitioning = false)"
+        return f"iceberg_scan({_literal(self.metadata)})"
+
+
+@dataclass(frozen=True)
 class QueryOutput:
     table: pa.Table
     truncated: bool
 
 
-def create_views(cursor: duckdb.DuckDBPyConnection, plan: QueryPlan, metadata: Mapping[str, str]) -> None:
-    """One TEMP view per table the query reads: the caller's columns and rows of the current snapshot.
-    ``metadata`` maps a table id to its metadata file path."""
+def create_views(
+    cursor: duckdb.DuckDBPyConnection, plan: QueryPlan, sources: Mapping[str, TableSource]
+) -> None:
+    """One TEMP view per table the query reads: the caller's columns and rows of the current snapshot."""
     for view in plan.views:
         columns = ", ".join(_quote(c) for c in view.columns)
         where = f" WHERE {view.row_filter}" if view.row_filter else ""
-        source = f"iceberg_scan({_literal(metadata[view.table_id])})"
+        source = sources[view.table_id].sql()
         cursor.execute(f"CREATE TEMP VIEW {_quote(view.view)} AS SELECT {columns} FROM {source}{where}")
 
 
-def run_query(cursor: duckdb.DuckDBPyConnection, plan: QueryPlan, metadata: Mapping[str, str]) -> QueryOutput:
+def run_query(
+    cursor: duckdb.DuckDBPyConnection, plan: QueryPlan, sources: Mapping[str, TableSource]
+) -> QueryOutput:
     """Run the plan; keep at most ``plan.max_rows`` rows and say whether more existed. Blocking: call it
     from a worker thread, and ``cursor.interrupt()`` from another to stop it."""
     try:
-        create_views(cursor, plan, metadata)
+        create_views(cursor, plan, sources)
         reader = cursor.execute(plan.sql).to_arrow_reader(65_536)
         batches: list[pa.RecordBatch] = []
         kept = 0

@@ -1,18 +1,26 @@
-"""The analytics area of the worker: run query jobs.
+"""The analytics area of the worker: run query and load jobs.
 
 The ingress checks and plans a query, records the job QUEUED and sends its id to ``analytics.jobs``. Here a
 job is claimed (QUEUED → RUNNING, compare-and-set), run by DuckDB in a worker thread over the tables'
 current snapshots, its result written as Parquet to the object store, and finished once. While it runs a
 watcher refreshes its heartbeat, stops it when it is cancelled (the ingress marks it CANCELLED at once) or
 reaches its time limit (TIMED_OUT). A job whose worker dies is handed out again by the reconciler.
+
+A LOAD job reads its uploaded files, converts them to the table's columns and commits them in one Iceberg
+transaction, exactly once per job id (``sinks/loads``), so running it again after a crash adds nothing twice.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import math
+import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -22,19 +30,28 @@ import faust
 import mode
 
 from schemas.envelopes import Envelope
-from schemas.jobs import JOB_RECORD_TYPE, JobState, QueryPlan, job_envelope
+from schemas.jobs import JOB_RECORD_TYPE, JobKind, JobState, LoadPlan, QueryPlan, job_envelope
 from schemas.settings import Settings
 from schemas.topics import ANALYTICS_JOBS
-from sinks.db import jobs
+from sinks.db import jobs, tables
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.group_commit import GroupCommitter
 from sinks.db.jobs import Outcome
 from sinks.db.models import Job
 from sinks.iceberg import catalog as iceberg
+from sinks.iceberg.masking import Masker
+from sinks.iceberg.read_cache import TableReads
 from sinks.job_results import delete_result, describe_columns, result_key, write_result
 from sinks.kafka import Publisher
 from sinks.objectstore import ObjectStore
-from sinks.query_engine import QueryEngines, QueryFailed, QueryInterrupted, local_path, run_query
+from sinks.query_engine import (
+    QueryEngines,
+    QueryFailed,
+    QueryInterrupted,
+    TableSource,
+    local_path,
+    run_query,
+)
 from streams.app import raw_topic
 
 log = logging.getLogger(__name__)
@@ -69,6 +86,8 @@ class AnalyticsRuntime(mode.Service):
         self.publisher = Publisher.shared(settings)
         self.catalog = iceberg.make_catalog(settings.resolved_database_url, settings.resolved_warehouse)
         self.store = ObjectStore.from_settings(settings)
+        self.masker = Masker(settings.secret_key)
+        self.reads = TableReads(self.catalog)
         warehouse = Path(local_path(iceberg.warehouse_location(settings.resolved_warehouse)))
         self.engines = QueryEngines(
             warehouse, threads=settings.query_threads, memory_limit=settings.query_memory_limit
@@ -104,7 +123,10 @@ class AnalyticsRuntime(mode.Service):
     async def _run(self, job: Job) -> None:
         started = time.monotonic()
         try:
-            outcome = await self._query(job, started)
+            if job.kind == JobKind.LOAD.value:
+                outcome = await self._load(job)
+            else:
+                outcome = await self._query(job, started)
         except Exception as exc:
             log.exception("query job crashed", extra={"job_id": job.id})
             outcome = Outcome(
@@ -125,7 +147,7 @@ class AnalyticsRuntime(mode.Service):
         cursor = self.engines.cursor(iceberg.namespace_for(job.company_id))
         loop = asyncio.get_running_loop()
         work = loop.run_in_executor(self.pool, run_query, cursor, plan, metadata)
-        stopped = await self._watch(job.id, work, cursor, started + plan.timeout_seconds)
+        stopped = await self._watch(job.id, work, cursor.interrupt, started + plan.timeout_seconds)
         try:
             output = await work
         except QueryInterrupted:
@@ -160,7 +182,7 @@ class AnalyticsRuntime(mode.Service):
         )
 
     async def _watch(
-        self, job_id: str, work: asyncio.Future[Any], cursor: Any, deadline: float
+        self, job_id: str, work: asyncio.Future[Any], interrupt: Callable[[], None], deadline: float
     ) -> JobState | None:
         """Wait for the query; interrupt it when it is cancelled or reaches its deadline."""
         last_beat = time.monotonic()
@@ -170,20 +192,73 @@ class AnalyticsRuntime(mode.Service):
                 return None
             moment = time.monotonic()
             if moment >= deadline:
-                cursor.interrupt()
+                interrupt()
                 return JobState.TIMED_OUT
             if moment - last_beat >= CHECK_SECONDS:
                 last_beat = moment
                 state = await self.committer.run(partial(jobs.heartbeat, job_id=job_id, now=now()))
                 if state != JobState.RUNNING.value:
-                    cursor.interrupt()
+                    interrupt()
                     return JobState.CANCELLED
 
-    def _metadata(self, company_id: str, plan: QueryPlan) -> dict[str, str]:
-        found: dict[str, str] = {}
+    async def _load(self, job: Job) -> Outcome:
+        from sinks.loads.convert import LoadMappingError
+        from sinks.loads.job import LoadStopped
+        from sinks.loads.read import LoadFileError
+
+        plan = LoadPlan.model_validate_json(job.plan_json)
+        stop = threading.Event()
+        work = asyncio.get_running_loop().run_in_executor(self.pool, self._run_load, job, plan, stop)
+        await self._watch(job.id, work, stop.set, math.inf)
+        try:
+            result = await work
+        except LoadStopped:
+            return Outcome(JobState.CANCELLED)
+        except LoadFileError as exc:
+            return Outcome(
+                JobState.FAILED,
+                error_code="LOAD_FAILED",
+                error_message=str(exc),
+                error_hint="Nothing was loaded; fix or re-upload the file and load again",
+            )
+        except LoadMappingError as exc:
+            return Outcome(
+                JobState.FAILED,
+                error_code="INVALID_SCHEMA",
+                error_message=str(exc),
+                error_hint="Nothing was loaded; name the file columns in columnMapping",
+            )
+        notes = json.loads(job.notes_json) if job.notes_json else []
+        for uri, names in result.unused_columns.items():
+            notes.append(f"{uri}: file columns not loaded (no table column): {', '.join(names)}")
+        await self.committer.run(partial(tables.touch_load, table_id=job.table_id, now=now()))
+        return Outcome(
+            JobState.SUCCEEDED,
+            row_count=result.rows_loaded,
+            rows_loaded=result.rows_loaded,
+            rows_rejected=result.rows_rejected,
+            rejected_sample=[asdict(entry) for entry in result.sample],
+            notes=notes,
+        )
+
+    def _run_load(self, job: Job, plan: LoadPlan, stop: threading.Event) -> Any:
+        from sinks.loads.job import LoadStopped, commit, convert_sources
+
+        handle = iceberg.load_table(self.catalog, job.company_id, job.table_id)
+        columns = iceberg.table_columns(handle)
+        encrypt = self.masker.encryptor(job.company_id)
+        data, result = convert_sources(self.store, plan, columns, encrypt, stop)
+        if stop.is_set():
+            raise LoadStopped
+        result.committed = commit(handle, plan, job.id, data)
+        return result
+
+    def _metadata(self, company_id: str, plan: QueryPlan) -> dict[str, TableSource]:
+        found: dict[str, TableSource] = {}
         for view in plan.views:
-            handle = iceberg.load_table(self.catalog, company_id, view.table_id)
-            found[view.table_id] = local_path(str(handle.metadata_location))
+            snapshot = self.reads.snapshot(company_id, view.table_id)
+            files = None if snapshot.data_files is None else tuple(map(local_path, snapshot.data_files))
+            found[view.table_id] = TableSource(local_path(snapshot.metadata_location), files)
         return found
 
     async def reconcile(self) -> None:

@@ -22,7 +22,7 @@ from sinks.db.engine import make_engine, make_sessions
 from sinks.db.migrate import upgrade
 from sinks.db.models import User
 from sinks.exceptions import SinkError
-from svc import logs
+from svc import load_file, logs
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,6 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     roles.add_parser("ingress", help="run the HTTP ingress (needs SVC_KAFKA_BOOTSTRAP)")
     roles.add_parser("worker", help="run one Faust worker (needs SVC_KAFKA_BOOTSTRAP)")
     roles.add_parser("migrate", help="apply the metadata DB migrations and exit")
+    load_file.add_parser(roles)
 
     admin = roles.add_parser("admin", help="manage companies, users, handler resources and grants")
     actions = admin.add_subparsers(dest="action", required=True)
@@ -142,6 +143,8 @@ def run_admin(settings: Settings, args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.role == "load":
+        return load_file.run(args)
     try:
         settings = Settings()
     except ValidationError as exc:

@@ -55,7 +55,7 @@ SQL_IN_LISTINGS = 500
 def _plan(svc: Services, caller: Principal, table_id: str, sql: str) -> Planned:
     with svc.sessions() as session:
         readable(session, caller, table_id)
-        return plan(session, svc.catalog, caller, sql)
+        return plan(session, svc.reads, caller, sql)
 
 
 def _remaining_today(svc: Services, company_id: str) -> int:

@@ -37,6 +37,7 @@ def create(
     plan: str,
     bytes_scanned: int,
     now: datetime,
+    notes: list[str] | None = None,
 ) -> str:
     session.add(
         Job(
@@ -53,6 +54,7 @@ def create(
             truncated=False,
             cancel_requested=False,
             attempt=0,
+            notes_json=json.dumps(notes) if notes else None,
             created_at=now,
         )
     )
@@ -85,6 +87,16 @@ def scanned_since(session: Session, company_id: str, since: datetime) -> int:
     total = session.scalar(
         select(func.coalesce(func.sum(Job.bytes_scanned), 0)).where(
             Job.company_id == company_id, Job.kind == JobKind.QUERY.value, Job.created_at >= since
+        )
+    )
+    return int(total or 0)
+
+
+def loaded_since(session: Session, company_id: str, since: datetime) -> int:
+    """Bytes of the files of the company's loads created since ``since`` (failed ones count)."""
+    total = session.scalar(
+        select(func.coalesce(func.sum(Job.bytes_scanned), 0)).where(
+            Job.company_id == company_id, Job.kind == JobKind.LOAD.value, Job.created_at >= since
         )
     )
     return int(total or 0)
@@ -148,7 +160,7 @@ def finish(session: Session, job_id: str, outcome: Outcome, now: datetime) -> bo
         "rejected_sample_json": None
         if outcome.rejected_sample is None
         else json.dumps(outcome.rejected_sample),
-        "notes_json": None if outcome.notes is None else json.dumps(outcome.notes),
+        "notes_json": job.notes_json if outcome.notes is None else json.dumps(outcome.notes),
         "expires_at": now + RESULT_RETENTION if outcome.state is JobState.SUCCEEDED else None,
     }
     moved = session.execute(

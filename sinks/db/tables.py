@@ -191,3 +191,10 @@ def stale_writes(session: Session, before: datetime, limit: int) -> list[TableWr
         )
     )
     return found
+
+
+def touch_load(session: Session, table_id: str, now: datetime) -> None:
+    """Record that rows were loaded into the table (describe's lastLoadAt)."""
+    table = session.get(AnalyticsTable, table_id)
+    if table is not None:
+        table.last_load_at = now

@@ -1,0 +1,248 @@
+"""The 22 TPC-H queries through /query, beside DuckDB running them directly on Parquet files.
+
+TPC-H data (scale factor 1 by default) is generated once with DuckDB's tpch extension. The baseline is the
+same DuckDB (same threads and memory limit as the service's query engine) over one Parquet file per table
+(``read_parquet``), measured in the same run. The service runs as ``svc up``: the eight tables are created
+through the table-admin API and the data appended into their Iceberg tables with the service's writer
+(``lineitem`` and ``orders`` partitioned by month); each query is timed from the /query call until its
+whole result has been read (the preview, or every /job-results page). Every service answer is checked
+against the baseline's. Reported: per-query medians and their ratio, the geometric mean of the ratios
+(target <= 1.3), and the p50/p95 of a trivial query (target p50 <= 30 ms). Times are printed, never
+asserted. ``--baseline-only`` runs everything that needs no service.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import pyarrow as pa
+from _common import REPO, Percentiles, Stack, percentiles, progress, running_stack
+
+from sinks.duckdb_engine import connect
+from sinks.iceberg import catalog as iceberg
+
+# The TPC-H material lives with the tests (it is their oracle too); the benchmark runs from bench/.
+sys.path.insert(0, str(REPO))
+from tests.tpch import data
+from tests.tpch.oracle import (
+    QUERY_NUMBERS,
+    Result,
+    differences,
+    duckdb_sql,
+    order_positions,
+    result_of_arrow,
+    result_of_json,
+    trino_sql,
+)
+from tests.tpch.service import AnalyticsClient, create_tables
+
+TARGET_GEOMEAN_RATIO = 1.3
+TARGET_TRIVIAL_P50_MS = 30.0
+TRIVIAL_SQL = "SELECT 1 AS x FROM region LIMIT 1"
+MEMORY_LIMIT = "2GB"  # the service's default query_memory_limit
+
+
+def _arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--sf", type=float, default=1.0, help="TPC-H scale factor (default 1)")
+    parser.add_argument("--repetitions", type=int, default=3, help="timed runs per query and side")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed runs per query and side first")
+    parser.add_argument("--trivial-calls", type=int, default=50, help="timed calls of the trivial query")
+    parser.add_argument("--threads", type=int, default=2, help="DuckDB threads, service and baseline")
+    parser.add_argument(
+        "--queries", type=str, default="", help="comma-separated query numbers (default: all 22)"
+    )
+    parser.add_argument(
+        "--baseline-only", action="store_true", help="generate the data and time the Parquet baseline only"
+    )
+    args = parser.parse_args()
+    if args.sf <= 0:
+        parser.error("--sf must be positive")
+    if args.repetitions < 1 or args.trivial_calls < 2 or args.warmup < 0:
+        parser.error("--repetitions >= 1, --trivial-calls >= 2 and --warmup >= 0 are needed")
+    try:
+        args.numbers = [int(n) for n in args.queries.split(",") if n.strip()] or list(QUERY_NUMBERS)
+    except ValueError:
+        parser.error("--queries takes numbers such as 1,6,18")
+    if not set(args.numbers) <= set(QUERY_NUMBERS):
+        parser.error("query numbers go from 1 to 22")
+    return args
+
+
+@dataclass
+class Timing:
+    number: int
+    rows: int
+    baseline_ms: list[float]
+    service_ms: list[float] = field(default_factory=list)
+    check: str = "-"
+
+    @property
+    def baseline_median(self) -> float:
+        return statistics.median(self.baseline_ms)
+
+    @property
+    def service_median(self) -> float | None:
+        return statistics.median(self.service_ms) if self.service_ms else None
+
+    @property
+    def ratio(self) -> float | None:
+        median = self.service_median
+        return None if median is None else median / self.baseline_median
+
+
+def _repeat(action: Callable[[], object], repetitions: int, warmup: int) -> list[float]:
+    for _ in range(warmup):
+        action()
+    samples: list[float] = []
+    for _ in range(repetitions):
+        start = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+def parquet_baseline(
+    paths: Mapping[str, Path], args: argparse.Namespace
+) -> tuple[list[Timing], dict[int, Result]]:
+    """Each query on DuckDB over the Parquet files; the medians and the answers (the service's oracle)."""
+    timings: list[Timing] = []
+    answers: dict[int, Result] = {}
+    with connect(threads=args.threads, memory_limit=MEMORY_LIMIT) as duck:
+        for name, path in paths.items():
+            duck.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{path}')")  # noqa: S608
+        for number in args.numbers:
+            sql = duckdb_sql(number)
+            answers[number] = result_of_arrow(duck.execute(sql).to_arrow_table())
+
+            def run(query: str = sql) -> pa.Table:
+                return duck.execute(query).to_arrow_table()
+
+            samples = _repeat(run, args.repetitions, args.warmup)
+            timings.append(Timing(number, len(answers[number].rows), samples))
+            progress(f"  baseline q{number:02d}: median {statistics.median(samples):,.1f} ms")
+    return timings, answers
+
+
+def service_run(
+    stack: Stack,
+    data_dir: Path,
+    tables: Mapping[str, pa.Table],
+    timings: list[Timing],
+    answers: Mapping[int, Result],
+    args: argparse.Namespace,
+) -> Percentiles:
+    company = stack.admin("create-company", "--name", "TPC-H Bench", "--admin-email", "admin@tpch.example")
+    with httpx.Client(base_url=stack.url, timeout=120) as client:
+        requests = {name: data.create_request(name) for name in data.TABLE_NAMES}
+        table_ids = create_tables(client, company["poweruserKey"], requests)
+        progress("appending the data into the service's Iceberg tables")
+        began = time.monotonic()
+        catalog = iceberg.make_catalog(f"sqlite:///{data_dir / 'svc.db'}", str(data_dir / "warehouse"))
+        try:
+            for loaded in data.load(catalog, company["companyId"], table_ids, tables):
+                progress(f"  {loaded.name}: {loaded.rows:,} rows in {loaded.data_files} data files")
+        finally:
+            catalog.engine.dispose()
+        progress(f"loaded in {time.monotonic() - began:.1f} s")
+
+        analytics = AnalyticsClient(client, company["clientApiKey"], table_ids["lineitem"])
+        progress(f"trivial query: {args.trivial_calls} calls")
+        trivial = percentiles(
+            _repeat(lambda: analytics.query(TRIVIAL_SQL), args.trivial_calls, max(3, args.warmup))
+        )
+        for timing in timings:
+            sql = trino_sql(timing.number)
+            answer = analytics.query(sql)
+            got = result_of_json(answer.columns, answer.rows)
+            problems = differences(answers[timing.number], got, order_positions(timing.number))
+            timing.check = "ok" if not problems else "DIFF"
+            if problems:
+                progress(f"  q{timing.number:02d} differs from the baseline: {problems[0][:300]}")
+
+            def through_service(query: str = sql) -> object:
+                return analytics.query(query)
+
+            # The checked call above already warmed this query up.
+            timing.service_ms = _repeat(through_service, args.repetitions, max(0, args.warmup - 1))
+            progress(f"  service q{timing.number:02d}: median {timing.service_median:,.1f} ms")
+    return trivial
+
+
+def report(args: argparse.Namespace, timings: list[Timing], trivial: Percentiles | None) -> None:
+    header = f"{'query':<7}{'rows':>8}{'service ms':>13}{'duckdb ms':>12}{'ratio':>9}  check"
+    print()
+    print(f"TPC-H sf={args.sf:g}, {args.threads} DuckDB threads, median of {args.repetitions} runs")
+    print(header)
+    print("-" * len(header))
+    for t in timings:
+        service = "-" if t.service_median is None else f"{t.service_median:,.1f}"
+        ratio = "-" if t.ratio is None else f"{t.ratio:.2f}"
+        print(f"q{t.number:02d}{t.rows:>12,}{service:>13}{t.baseline_median:>12,.1f}{ratio:>9}  {t.check}")
+    print("-" * len(header))
+    baseline_total = sum(t.baseline_median for t in timings)
+    ratios = [t.ratio for t in timings if t.ratio is not None]
+    if ratios:
+        service_total = sum(t.service_median or 0.0 for t in timings)
+        geomean = math.exp(statistics.fmean(math.log(r) for r in ratios))
+        verdict = "met" if geomean <= TARGET_GEOMEAN_RATIO else "MISSED"
+        print(f"{'total':<7}{'':>8}{service_total:>13,.1f}{baseline_total:>12,.1f}")
+        print(f"geometric mean of the ratios: {geomean:.2f} (target <= {TARGET_GEOMEAN_RATIO}: {verdict})")
+        failed = [t.number for t in timings if t.check != "ok"]
+        print("answers: all agree with the baseline" if not failed else f"answers DIFFER: {failed}")
+    else:
+        print(f"{'total':<7}{'':>8}{'-':>13}{baseline_total:>12,.1f}")
+    if trivial is not None:
+        verdict = "met" if trivial.p50 <= TARGET_TRIVIAL_P50_MS else "MISSED"
+        print(
+            f"trivial query ({TRIVIAL_SQL}) p50/p95: {trivial.p50:.1f}/{trivial.p95:.1f} ms "
+            f"over {args.trivial_calls} calls (target p50 <= {TARGET_TRIVIAL_P50_MS:.0f} ms: {verdict})"
+        )
+
+
+def main() -> int:
+    args = _arguments()
+    trivial: Percentiles | None = None
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-tpch-", ignore_cleanup_errors=True) as tmp:
+            progress(f"generating TPC-H sf={args.sf:g}")
+            began = time.monotonic()
+            tables = data.generate(args.sf, threads=args.threads)
+            rows = sum(t.num_rows for t in tables.values())
+            progress(f"generated {rows:,} rows in {time.monotonic() - began:.1f} s")
+            paths = data.write_parquet(tables, Path(tmp) / "parquet")
+            size = sum(p.stat().st_size for p in paths.values())
+            progress(f"wrote {size / 2**20:,.0f} MiB of Parquet; timing the baseline")
+            timings, answers = parquet_baseline(paths, args)
+            if not args.baseline_only:
+                data_dir = Path(tmp) / "data"
+                extra = {
+                    "SVC_QUERY_THREADS": str(args.threads),
+                    "SVC_QUERY_MEMORY_LIMIT": MEMORY_LIMIT,
+                    "SVC_RATE_LIMIT_PER_MINUTE": "1000000",
+                    "SVC_RATE_LIMIT_PER_DAY": "100000000",
+                }
+                progress("starting svc up")
+                with running_stack(data_dir, extra) as stack:
+                    progress(f"svc is up at {stack.url}")
+                    trivial = service_run(stack, data_dir, tables, timings, answers, args)
+                    progress("stopping svc up")
+        report(args, timings, trivial)
+    except Exception:
+        traceback.print_exc()
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""Cheap reads of a table's current state for the query path.
+
+The current metadata file of a table is one indexed row of the catalog (``iceberg_tables``); reading it is
+a fraction of a millisecond, while loading the table (parsing that file) and planning a scan (reading the
+manifests) take milliseconds. Metadata files never change once written, so loaded tables and scan
+estimates are kept per metadata location: a new commit is a new location and is loaded afresh.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pyiceberg.catalog.sql import IcebergTables, SqlCatalog
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from sinks.iceberg import catalog as iceberg
+from sinks.iceberg.exceptions import TableNotFound
+from sinks.scan_estimate import Predicate, estimate_bytes
+
+V = TypeVar("V")
+
+
+class _Lru:
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_or_make(self, key: Hashable, make: Callable[[], V]) -> V:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]  # type: ignore[no-any-return]
+        value = make()
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return value
+
+
+def metadata_location(catalog: SqlCatalog, company_id: str, table_id: str) -> str:
+    namespace, name = iceberg.identifier_for(company_id, table_id)
+    with Session(catalog.engine) as session:
+        location = session.scalar(
+            select(IcebergTables.metadata_location).where(
+                IcebergTables.catalog_name == iceberg.CATALOG_NAME,
+                IcebergTables.table_namespace == namespace,
+                IcebergTables.table_name == name,
+            )
+        )
+    if location is None:
+        raise TableNotFound(f"table {table_id} has no Iceberg table")
+    return str(location)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a reader needs of a table's current snapshot: its metadata file, and its data files when
+    reading them directly gives the snapshot's rows (no delete files, every column in some file; an empty
+    table has none). DuckDB reads a list of Parquet files several times faster than it resolves a table's
+    manifests through ``iceberg_scan``."""
+
+    metadata_location: str
+    data_files: tuple[str, ...] | None
+
+
+def _snapshot(handle: Any) -> Snapshot:
+    location = str(handle.metadata_location)
+    if handle.current_snapshot() is None:
+        return Snapshot(location, ())
+    tasks = list(handle.scan().plan_files())
+    if any(task.delete_files for task in tasks):
+        return Snapshot(location, None)
+    # A column added after every file was written is in no file: only Iceberg's reader fills it in.
+    written = set().union(*(task.file.value_counts or {} for task in tasks)) if tasks else set()
+    if any(field.field_id not in written for field in handle.schema().fields):
+        return Snapshot(location, None)
+    return Snapshot(location, tuple(str(task.file.file_path) for task in tasks))
+
+
+class TableReads:
+    """Tables and scan estimates by metadata location, for one process."""
+
+    def __init__(self, catalog: SqlCatalog, *, tables: int = 64, estimates: int = 4096) -> None:
+        self._catalog = catalog
+        self._tables = _Lru(tables)
+        self._estimates = _Lru(estimates)
+        self._snapshots = _Lru(tables)
+
+    def table(self, company_id: str, table_id: str) -> Any:
+        location = metadata_location(self._catalog, company_id, table_id)
+        return self._tables.get_or_make(
+            location, lambda: iceberg.load_table(self._catalog, company_id, table_id)
+        )
+
+    def snapshot(self, company_id: str, table_id: str) -> Snapshot:
+        location = metadata_location(self._catalog, company_id, table_id)
+        return self._snapshots.get_or_make(
+            location,
+            lambda: _snapshot(
+                self._tables.get_or_make(
+                    location, lambda: iceberg.load_table(self._catalog, company_id, table_id)
+                )
+            ),
+        )
+
+    def estimate(self, handle: Any, predicates: Sequence[Predicate]) -> int:
+        key = (str(handle.metadata_location), repr(list(predicates)))
+        return self._estimates.get_or_make(key, lambda: estimate_bytes(handle, predicates))

@@ -1,0 +1,108 @@
+"""One bulk load, all or nothing: read every source, convert every batch to the table's columns (rows that
+cannot be converted are counted and sampled), then commit everything in one Iceberg transaction.
+
+The commit is exactly once per job id (the writer's ledger in the snapshot summary): a load run again after
+its worker died converts the files again and finds its rows already committed, so nothing is added twice.
+A failure before the commit (an unreadable file, a cancel) leaves the table as it was.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+from pyiceberg.expressions import AlwaysTrue
+
+from schemas.column_types import ColumnDef
+from schemas.jobs import LoadPlan
+from sinks.iceberg import writer
+from sinks.loads.convert import Rejected, convert_batch, plan_columns
+from sinks.loads.read import CsvOptions, read_batches
+from sinks.objectstore import ObjectStore
+
+SAMPLE_LIMIT = 20
+
+
+class LoadStopped(Exception):
+    """The load was cancelled before its commit."""
+
+
+@dataclass
+class LoadResult:
+    rows_loaded: int
+    rows_rejected: int
+    sample: list[Rejected]
+    unused_columns: dict[str, list[str]] = field(default_factory=dict)
+    committed: bool = True
+
+
+def csv_options(plan: LoadPlan) -> CsvOptions:
+    given = plan.csv
+    return CsvOptions(
+        delimiter=given.delimiter,
+        header=given.header,
+        null_string=given.null_string,
+        quote=given.quote,
+        date_format=given.date_format,
+        timestamp_format=given.timestamp_format,
+    )
+
+
+def convert_sources(
+    store: ObjectStore,
+    plan: LoadPlan,
+    columns: Sequence[ColumnDef],
+    encrypt: Any,
+    stop: threading.Event,
+) -> tuple[pa.Table, LoadResult]:
+    filesystem, base = store.arrow_filesystem()
+    options = csv_options(plan)
+    parts: list[pa.Table] = []
+    sample: list[Rejected] = []
+    rejected = 0
+    unused: dict[str, list[str]] = {}
+    for source in plan.sources:
+        reading = read_batches(filesystem, f"{base}/{source.key}", plan.format, options)
+        mapping: dict[str, str] | None = None
+        row = 1
+        for batch in reading.batches():
+            if stop.is_set():
+                raise LoadStopped
+            if mapping is None:
+                mapping, ignored = plan_columns(batch.schema.names, columns, plan.column_mapping)
+                if ignored:
+                    unused[source.uri] = list(ignored)
+            converted = convert_batch(
+                batch,
+                columns,
+                mapping,
+                csv=options if plan.format == "CSV" else None,
+                encrypt=encrypt,
+                source=source.uri,
+                first_row=row,
+                sample_limit=SAMPLE_LIMIT,
+                sample=sample,
+            )
+            row += batch.num_rows
+            rejected += converted.rejected_count
+            parts.append(converted.table)
+        malformed = reading.malformed
+        rejected += reading.malformed_count
+        sample.extend(malformed[: max(0, SAMPLE_LIMIT - len(sample))])
+    from sinks.iceberg.types import arrow_schema
+
+    schema = arrow_schema([c for c in columns])
+    data = pa.concat_tables(parts) if parts else schema.empty_table()
+    return data, LoadResult(data.num_rows, rejected, sample[:SAMPLE_LIMIT], unused)
+
+
+def commit(handle: Any, plan: LoadPlan, job_id: str, data: pa.Table) -> bool:
+    """Append or replace in one commit, once per job id; False when an earlier run committed it."""
+    if plan.mode == "REPLACE":
+        outcome = writer.overwrite_rows(handle, AlwaysTrue(), data, job_id)
+        return bool(outcome.applied)
+    appended = writer.append(handle, [(job_id, data)])
+    return bool(appended.committed_load_ids)

@@ -1,0 +1,141 @@
+"""``svc load FILE --table ID``: upload a local file through the intake and load it into a table, in one line.
+
+It speaks only the public API (the client API key in ``SVC_API_KEY`` or ``--key``): multipart initiate, part
+links, a PUT per part, complete, ``/load-from-s3``, then ``/job-status`` until the job ends, with a progress
+bar for the upload and the job's counts at the end. The exit status is 0 when the load SUCCEEDED.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
+
+PART_BYTES = 16 * 1024 * 1024
+FINAL_STATES = {"SUCCEEDED", "FAILED", "CANCELLED", "TIMED_OUT"}
+
+
+class LoadCommandError(Exception):
+    pass
+
+
+def add_parser(roles: Any) -> None:
+    load = roles.add_parser("load", help="upload a local CSV or Parquet file and load it into a table")
+    load.add_argument("file", type=Path)
+    load.add_argument("--table", required=True, help="the table id")
+    load.add_argument("--url", default=os.environ.get("SVC_URL", "http://127.0.0.1:8080"))
+    load.add_argument("--key", default=os.environ.get("SVC_API_KEY"), help="client API key (or SVC_API_KEY)")
+    load.add_argument("--mode", choices=("APPEND", "REPLACE"), default="APPEND")
+    load.add_argument("--format", choices=("CSV", "PARQUET"), default=None)
+    load.add_argument("--delimiter", default=None)
+    load.add_argument("--no-header", action="store_true")
+    load.add_argument("--null-string", default=None)
+    load.add_argument("--part-mb", type=int, default=PART_BYTES // (1024 * 1024))
+
+
+def _chunks(path: Path, size: int) -> Iterator[bytes]:
+    with path.open("rb") as source:
+        while chunk := source.read(size):
+            yield chunk
+
+
+def _answer(response: httpx.Response) -> dict[str, Any]:
+    try:
+        body: dict[str, Any] = response.json()
+    except json.JSONDecodeError:
+        body = {"errors": [response.text[:500]]}
+    if response.status_code >= 400:
+        raise LoadCommandError(f"{response.status_code}: {'; '.join(body.get('errors') or [])}")
+    return body
+
+
+def upload(client: httpx.Client, path: Path, part_bytes: int, console: Console) -> str:
+    size = path.stat().st_size
+    started = _answer(client.post("/clients/svcdb-intake/multipart-initiate", json={"fileName": path.name}))
+    upload_id, key = started["uploadId"], started["s3Key"]
+    count = max(1, -(-size // part_bytes))
+    links = _answer(
+        client.post(
+            "/clients/svcdb-intake/multipart-part-urls",
+            json={"uploadId": upload_id, "s3Key": key, "partNumbers": list(range(1, count + 1))},
+        )
+    )["partUrls"]
+    etags: dict[str, str] = {}
+    columns = (*Progress.get_default_columns()[:-1], BarColumn(), DownloadColumn(), TransferSpeedColumn())
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task(f"uploading {path.name}", total=size)
+        for number, chunk in enumerate(_chunks(path, part_bytes), start=1):
+            sent = httpx.put(links[str(number)], content=chunk, timeout=300)
+            if sent.status_code >= 400:
+                raise LoadCommandError(f"part {number}: {sent.status_code} {sent.text[:300]}")
+            etags[str(number)] = sent.headers["ETag"]
+            progress.advance(task, len(chunk))
+    done = _answer(
+        client.post(
+            "/clients/svcdb-intake/multipart-complete",
+            json={"uploadId": upload_id, "s3Key": key, "partETags": etags},
+        )
+    )
+    return str(done["s3Uri"])
+
+
+def load(client: httpx.Client, args: argparse.Namespace, uri: str, console: Console) -> dict[str, Any]:
+    csv: dict[str, Any] = {"header": not args.no_header}
+    if args.delimiter:
+        csv["delimiter"] = args.delimiter
+    if args.null_string is not None:
+        csv["nullString"] = args.null_string
+    body: dict[str, Any] = {"tableId": args.table, "sourceUris": [uri], "mode": args.mode, "csv": csv}
+    if args.format:
+        body["format"] = args.format
+    params = {"resourceId": args.table}
+    started = _answer(client.post("/clients/svcdb/analytics/load-from-s3", params=params, json=body))
+    for note in started.get("notes") or []:
+        console.print(f"[dim]{note}[/dim]")
+    job_id = started["jobId"]
+    with console.status(f"loading (job {job_id})"):
+        while True:
+            status = _answer(
+                client.post(
+                    "/clients/svcdb/analytics/job-status",
+                    params=params,
+                    json={"tableId": args.table, "jobId": job_id, "waitMs": 20_000},
+                )
+            )
+            if status["state"] in FINAL_STATES:
+                return status
+            time.sleep(0.2)
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console(stderr=True)
+    if not args.key:
+        console.print("[red]a client API key is needed: --key or SVC_API_KEY[/red]")
+        return 2
+    if not args.file.is_file():
+        console.print(f"[red]{args.file} is not a file[/red]")
+        return 2
+    headers = {"Authorization": args.key}
+    try:
+        with httpx.Client(base_url=args.url, headers=headers, timeout=60) as client:
+            uri = upload(client, args.file, args.part_mb * 1024 * 1024, console)
+            status = load(client, args, uri, console)
+    except (LoadCommandError, httpx.HTTPError) as exc:
+        console.print(f"[red]load failed: {exc}[/red]")
+        return 1
+    print(json.dumps(status, indent=2), file=sys.stdout)
+    if status["state"] != "SUCCEEDED":
+        return 1
+    console.print(
+        f"[green]{status.get('rowsLoaded')} rows loaded[/green], {status.get('rowsRejected')} rejected"
+    )
+    return 0

@@ -1,0 +1,79 @@
+"""Query jobs at their limits: the run-time limit, the concurrent-query quota, and a worker that dies while
+a job runs (the job is handed to another worker and still ends in a final state)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from schemas.settings import Settings
+from tests.fixtures.stack import make_settings
+from tests.fixtures.tables import Tables
+from tests.fixtures.worker import Worker
+
+pytestmark = pytest.mark.integration
+
+ROWS = [{"order_id": i, "region": "EU"} for i in range(1, 5)]
+SLOW = "SELECT count(*) AS n FROM " + ", ".join(f"orders o{i}" for i in range(20))  # noqa: S608
+
+
+@pytest.fixture
+def kafka_settings(tmp_path: Path, kafka_bootstrap: str) -> Settings:
+    return make_settings(
+        tmp_path / "data", kafka_bootstrap=kafka_bootstrap, query_timeout_seconds=3, query_max_concurrent=1
+    )
+
+
+def wait_state(world: Tables, table_id: str, job_id: str, states: set[str], limit: float = 60) -> dict:  # type: ignore[type-arg]
+    deadline = time.monotonic() + limit
+    while True:
+        status = world.analytics("job-status", table_id, {"jobId": job_id}).json()
+        if status["state"] in states:
+            return status  # type: ignore[no-any-return]
+        assert time.monotonic() < deadline, status
+        time.sleep(0.1)
+
+
+def test_a_query_past_its_time_limit_times_out_and_the_quota_holds(
+    tables_world: Tables, worker: Worker
+) -> None:
+    table_id = tables_world.create()
+    tables_world.analytics("append-rows", table_id, {"rows": ROWS})
+    tables_world.wait_rows(table_id, len(ROWS))
+    job_id = tables_world.analytics("query", table_id, {"sql": SLOW}).json()["jobId"]
+    second = tables_world.analytics("query", table_id, {"sql": "SELECT 1 AS one FROM orders"})
+    assert second.status_code == 429 and second.json()["errorCode"] == "QUOTA"
+    status = wait_state(tables_world, table_id, job_id, {"TIMED_OUT", "SUCCEEDED", "FAILED"})
+    assert status["state"] == "TIMED_OUT"
+    assert status["error"]["errorCode"] == "TIMEOUT"
+    assert 3000 <= status["elapsedMs"] < 30_000
+    after = tables_world.analytics(
+        "query", table_id, {"sql": "SELECT 1 AS one FROM orders", "waitMs": 20_000}
+    )
+    assert after.status_code == 200 and after.json()["state"] == "SUCCEEDED"
+
+
+def test_a_job_whose_worker_dies_is_run_again_elsewhere(
+    tables_world: Tables, worker: Worker, kafka_settings: Settings, tmp_path: Path
+) -> None:
+    table_id = tables_world.create()
+    tables_world.analytics("append-rows", table_id, {"rows": ROWS})
+    tables_world.wait_rows(table_id, len(ROWS))
+    job_id = tables_world.analytics("query", table_id, {"sql": SLOW}).json()["jobId"]
+    wait_state(tables_world, table_id, job_id, {"RUNNING"})
+    worker.kill()
+    assert tables_world.analytics("job-status", table_id, {"jobId": job_id}).json()["state"] == "RUNNING"
+    replacement = Worker(kafka_settings, tmp_path / "replacement.log")
+    replacement.start()
+    try:
+        status = wait_state(tables_world, table_id, job_id, {"TIMED_OUT", "FAILED", "SUCCEEDED"}, limit=120)
+    finally:
+        replacement.stop()
+    assert status["state"] == "TIMED_OUT"
+    with tables_world.db.sessions() as session:
+        from sinks.db.models import Job
+
+        job = session.get(Job, job_id)
+        assert job is not None and job.attempt == 2

@@ -1,0 +1,96 @@
+"""A query through the service's HTTP API, read to the end: /query, then /job-status while the job is still
+running, then /job-results pages when the preview does not hold the whole result."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+ANALYTICS = "/clients/svcdb/analytics"
+ADMIN = "/svc_poweruser/analytics/tables"
+MAX_WAIT_MS = 20_000
+PAGE_SIZE = 1_000
+_RUNNING = {"QUEUED", "RUNNING"}
+
+
+class ServiceError(RuntimeError):
+    """A call answered other than 200, or the job did not succeed."""
+
+
+@dataclass
+class ServiceResult:
+    job_id: str
+    columns: list[dict[str, Any]]
+    rows: list[dict[str, Any]]
+    total_rows: int
+    truncated: bool
+    pages_read: int = 0
+    body: dict[str, Any] = field(default_factory=dict)
+
+
+class AnalyticsClient:
+    """Calls of one client key on one primary table (``resourceId``)."""
+
+    def __init__(self, client: httpx.Client, key: str, table_id: str) -> None:
+        self.client = client
+        self.headers = {"Authorization": key}
+        self.table_id = table_id
+
+    def call(self, operation: str, body: dict[str, Any]) -> dict[str, Any]:
+        answer = self.client.post(
+            f"{ANALYTICS}/{operation}",
+            params={"resourceId": self.table_id},
+            headers=self.headers,
+            json={"tableId": self.table_id, **body},
+        )
+        if answer.status_code != 200:
+            raise ServiceError(f"/{operation} answered {answer.status_code}: {answer.text[:2000]}")
+        result: dict[str, Any] = answer.json()
+        return result
+
+    def query(self, sql: str, *, max_rows: int = 100_000, timeout: float = 300) -> ServiceResult:
+        """Run ``sql`` and read its whole result (preview, else every page)."""
+        body = self.call("query", {"sql": sql, "waitMs": MAX_WAIT_MS, "maxRows": max_rows})
+        job_id = str(body["jobId"])
+        deadline = time.monotonic() + timeout
+        while body["state"] in _RUNNING:
+            if time.monotonic() > deadline:
+                raise ServiceError(f"job {job_id} still {body['state']} after {timeout:.0f} s")
+            body = self.call("job-status", {"jobId": job_id, "waitMs": MAX_WAIT_MS})
+        if body["state"] != "SUCCEEDED":
+            raise ServiceError(f"job {job_id} ended {body['state']}: {body.get('error')}")
+        preview = body.get("preview")
+        if preview is not None and not preview["truncated"] and preview["totalRows"] <= len(preview["rows"]):
+            return ServiceResult(
+                job_id, preview["columns"], preview["rows"], preview["totalRows"], False, body=body
+            )
+        return self._pages(job_id, body)
+
+    def _pages(self, job_id: str, body: dict[str, Any]) -> ServiceResult:
+        rows: list[dict[str, Any]] = []
+        page = 0
+        while True:
+            answer = self.call("job-results", {"jobId": job_id, "page": page, "pageSize": PAGE_SIZE})
+            rows.extend(answer["rows"])
+            page += 1
+            if not answer["hasMore"]:
+                break
+        return ServiceResult(
+            job_id, answer["columns"], rows, answer["totalRows"], answer["truncated"], page, body
+        )
+
+
+def create_tables(
+    client: httpx.Client, poweruser_key: str, requests: dict[str, dict[str, Any]]
+) -> dict[str, str]:
+    """Create each table through the table-admin API; its table id by SQL name."""
+    ids: dict[str, str] = {}
+    for name, request in requests.items():
+        answer = client.post(f"{ADMIN}/create", headers={"Authorization": poweruser_key}, json=request)
+        if answer.status_code != 200:
+            raise ServiceError(f"creating {name} answered {answer.status_code}: {answer.text[:2000]}")
+        ids[name] = str(answer.json()["tableId"])
+    return ids
