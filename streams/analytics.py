@@ -43,6 +43,8 @@ from sinks.iceberg.masking import Masker
 from sinks.iceberg.read_cache import TableReads
 from sinks.job_results import delete_result, describe_columns, result_key, write_result
 from sinks.kafka import Publisher
+from sinks.loads.exceptions import LoadFileError, LoadMappingError
+from sinks.loads.job import LoadResult, LoadStopped, commit, convert_sources
 from sinks.objectstore import ObjectStore
 from sinks.query_engine import (
     QueryEngines,
@@ -202,9 +204,6 @@ class AnalyticsRuntime(mode.Service):
                     return JobState.CANCELLED
 
     async def _load(self, job: Job) -> Outcome:
-        from sinks.loads.convert import LoadMappingError
-        from sinks.loads.job import LoadStopped
-        from sinks.loads.read import LoadFileError
 
         plan = LoadPlan.model_validate_json(job.plan_json)
         stop = threading.Event()
@@ -241,8 +240,7 @@ class AnalyticsRuntime(mode.Service):
             notes=notes,
         )
 
-    def _run_load(self, job: Job, plan: LoadPlan, stop: threading.Event) -> Any:
-        from sinks.loads.job import LoadStopped, commit, convert_sources
+    def _run_load(self, job: Job, plan: LoadPlan, stop: threading.Event) -> LoadResult:
 
         handle = iceberg.load_table(self.catalog, job.company_id, job.table_id)
         columns = iceberg.table_columns(handle)

@@ -9,7 +9,7 @@ A failure before the commit (an unreadable file, a cancel) leaves the table as i
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,7 @@ from pyiceberg.expressions import AlwaysTrue
 from schemas.column_types import ColumnDef
 from schemas.jobs import LoadPlan
 from sinks.iceberg import writer
-from sinks.loads.convert import Rejected, convert_batch, plan_columns
+from sinks.loads.convert import Rejected, convert_batch, plan_columns, user_schema
 from sinks.loads.read import CsvOptions, read_batches
 from sinks.objectstore import ObjectStore
 
@@ -55,7 +55,7 @@ def convert_sources(
     store: ObjectStore,
     plan: LoadPlan,
     columns: Sequence[ColumnDef],
-    encrypt: Any,
+    encrypt: Callable[[str], str] | None,
     stop: threading.Event,
 ) -> tuple[pa.Table, LoadResult]:
     filesystem, base = store.arrow_filesystem()
@@ -65,37 +65,29 @@ def convert_sources(
     rejected = 0
     unused: dict[str, list[str]] = {}
     for source in plan.sources:
-        reading = read_batches(filesystem, f"{base}/{source.key}", plan.format, options)
-        mapping: dict[str, str] | None = None
-        row = 1
-        for batch in reading.batches():
+        reader = read_batches(filesystem, f"{base}/{source.key}", plan.format, options, source=source.uri)
+        mapping, ignored = plan_columns(reader.column_names, columns, plan.column_mapping)
+        if ignored:
+            unused[source.uri] = list(ignored)
+        for part in reader.batches():
             if stop.is_set():
                 raise LoadStopped
-            if mapping is None:
-                mapping, ignored = plan_columns(batch.schema.names, columns, plan.column_mapping)
-                if ignored:
-                    unused[source.uri] = list(ignored)
             converted = convert_batch(
-                batch,
+                part.data,
                 columns,
                 mapping,
                 csv=options if plan.format == "CSV" else None,
                 encrypt=encrypt,
                 source=source.uri,
-                first_row=row,
+                first_row=part.first_row,
                 sample_limit=SAMPLE_LIMIT,
                 sample=sample,
+                malformed=part.malformed,
             )
-            row += batch.num_rows
             rejected += converted.rejected_count
-            parts.append(converted.table)
-        malformed = reading.malformed
-        rejected += reading.malformed_count
-        sample.extend(malformed[: max(0, SAMPLE_LIMIT - len(sample))])
-    from sinks.iceberg.types import arrow_schema
-
-    schema = arrow_schema([c for c in columns])
-    data = pa.concat_tables(parts) if parts else schema.empty_table()
+            if converted.table.num_rows:
+                parts.append(converted.table)
+    data = pa.concat_tables(parts) if parts else user_schema(columns).empty_table()
     return data, LoadResult(data.num_rows, rejected, sample[:SAMPLE_LIMIT], unused)
 
 

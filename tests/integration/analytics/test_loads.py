@@ -90,15 +90,15 @@ def snapshot(ingress: Ingress, world: Tables, table_id: str) -> int | None:
 
 def test_a_multipart_csv_loads_end_to_end(tables_world: Tables, worker: Worker) -> None:
     table_id = tables_world.create()
-    data = (HEADER + csv_rows(1, 160_000)).encode()
+    data = (HEADER + csv_rows(1, 250_000)).encode()
     assert len(data) > 2 * PART
     uri = upload(tables_world, "orders.csv", data)
     started = load(tables_world, table_id, {"sourceUris": [uri]})
     assert started["notes"] and "masked" in started["notes"][0]
     status = finished(tables_world, table_id, started["jobId"])
     assert status["state"] == "SUCCEEDED", status
-    assert status["rowsLoaded"] == 160_000 and status["rowsRejected"] == 0 and status["rejectedSample"] == []
-    assert count(tables_world, table_id) == 160_000
+    assert status["rowsLoaded"] == 250_000 and status["rowsRejected"] == 0 and status["rejectedSample"] == []
+    assert count(tables_world, table_id) == 250_000
     rows = tables_world.analytics(
         "query",
         table_id,
