@@ -4,6 +4,7 @@ Iceberg commit per load, rejected rows counted and sampled, all or nothing."""
 from __future__ import annotations
 
 import io
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 
 from schemas.settings import Settings
 from sinks.iceberg import catalog as iceberg
+from tests.fixtures.processes import run_svc, svc_env
 from tests.fixtures.stack import Ingress
 from tests.fixtures.tables import Tables
 from tests.fixtures.worker import Worker
@@ -238,3 +240,20 @@ def test_a_worker_killed_mid_load_leaves_no_partial_rows(
         assert count(tables_world, table_id) == 400_000
     finally:
         replacement.stop()
+
+
+def test_svc_load_uploads_and_loads_a_file_in_one_command(
+    tables_world: Tables, ingress: Ingress, worker: Worker, tmp_path: Path
+) -> None:
+    table_id = tables_world.create()
+    source = tmp_path / "orders.csv"
+    source.write_text(HEADER + csv_rows(1, 30) + "x,EU,1.00,2026-01-01T00:00:00Z,\n")
+    env = svc_env(tmp_path / "client", SVC_API_KEY=tables_world.admin_client)
+    done = run_svc("load", str(source), "--table", table_id, "--url", ingress.base_url, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    status = json.loads(done.stdout)
+    assert status["state"] == "SUCCEEDED" and status["rowsLoaded"] == 30 and status["rowsRejected"] == 1
+    assert "30 rows loaded" in done.stderr
+    assert count(tables_world, table_id) == 30
+    missing = run_svc("load", str(tmp_path / "nope.csv"), "--table", table_id, env=env)
+    assert missing.returncode == 2

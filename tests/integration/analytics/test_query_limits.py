@@ -22,7 +22,11 @@ SLOW = "SELECT count(*) AS n FROM " + ", ".join(f"orders o{i}" for i in range(20
 @pytest.fixture
 def kafka_settings(tmp_path: Path, kafka_bootstrap: str) -> Settings:
     return make_settings(
-        tmp_path / "data", kafka_bootstrap=kafka_bootstrap, query_timeout_seconds=3, query_max_concurrent=1
+        tmp_path / "data",
+        kafka_bootstrap=kafka_bootstrap,
+        query_timeout_seconds=3,
+        query_max_concurrent=1,
+        load_daily_bytes=4000,
     )
 
 
@@ -77,3 +81,18 @@ def test_a_job_whose_worker_dies_is_run_again_elsewhere(
 
         job = session.get(Job, job_id)
         assert job is not None and job.attempt == 2
+
+
+def test_data_loaded_per_day_is_limited(tables_world: Tables, worker: Worker) -> None:
+    from tests.integration.analytics.test_loads import HEADER, csv_rows, finished, upload
+
+    table_id = tables_world.create()
+    small = upload(tables_world, "small.csv", (HEADER + csv_rows(1, 20)).encode())
+    first = tables_world.analytics("load-from-s3", table_id, {"sourceUris": [small]})
+    assert first.status_code == 200, first.text
+    assert finished(tables_world, table_id, first.json()["jobId"])["state"] == "SUCCEEDED"
+    big = upload(tables_world, "big.csv", (HEADER + csv_rows(100, 100)).encode())
+    refused = tables_world.analytics("load-from-s3", table_id, {"sourceUris": [big]})
+    assert refused.status_code == 429 and refused.json()["errorCode"] == "QUOTA"
+    listed = tables_world.analytics("jobs", table_id, {"kind": "LOAD"}).json()["jobs"]
+    assert len(listed) == 1
