@@ -1,15 +1,18 @@
 """The scheduler area of the worker: turn due fires into runs, run each one's action, recover lost runs.
 
-The leader's timer claims due fires in the DB (one run row per (event, scheduled time), unique) and sends a
-small tick record per run to ``schedule.ticks``; the agent on that topic claims the run (QUEUED → RUNNING,
-compare-and-set) and runs the action. A tick lost with its worker leaves the run QUEUED or RUNNING; the
-reconciler hands it out again, and the claim keeps a redelivered tick from running anything twice.
+The leader's timer claims fires due within the next ``LOOKAHEAD`` in the DB (one run row per (event,
+scheduled time), unique) and sends a small tick record per run to ``schedule.ticks``; the agent on that
+topic waits until the run's scheduled time, claims it (QUEUED → RUNNING, compare-and-set) and runs the
+action. Claiming ahead keeps the DB work and the trip through Kafka out of the lateness. A tick lost with
+its worker leaves the run QUEUED or RUNNING; the reconciler hands it out again, and the claim keeps a
+redelivered tick from running anything twice.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
@@ -21,8 +24,9 @@ from schemas.envelopes import Envelope
 from schemas.scheduled_events import RunStatus
 from schemas.settings import Settings
 from schemas.topics import SCHEDULE_TICKS
-from sinks.db import scheduled_events
-from sinks.db.scheduled_events import RunWork, Tick
+from sinks.db import scheduled_events, scheduled_runs
+from sinks.db.scheduled_events import Tick
+from sinks.db.scheduled_runs import RunWork
 from streams.app import raw_topic
 from streams.runtime import HandlerRuntime
 
@@ -30,6 +34,10 @@ log = logging.getLogger(__name__)
 TICK_TYPE = "schedule.tick"
 TABLE_WRITE_TYPE = "table.write"
 TICK_INTERVAL_SECONDS = 0.5
+# Fires are claimed and their ticks sent this long before they are due (several timer intervals).
+LOOKAHEAD = timedelta(seconds=2)
+# A tick never waits longer than this for its scheduled time (a clock step must not park a run).
+MAX_WAIT_SECONDS = 60.0
 # Of the fires missed while no worker ran, only the latest one within this window still runs.
 CATCH_UP_WINDOW = timedelta(hours=1)
 
@@ -38,13 +46,20 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-def parse_tick(raw: bytes) -> str | None:
+@dataclass(frozen=True)
+class TickRef:
+    run_id: str
+    due: datetime | None
+
+
+def parse_tick(raw: bytes) -> TickRef | None:
     try:
         envelope = Envelope.from_bytes(raw)
         if envelope.type != TICK_TYPE or envelope.v != 1:
             return None
-        return str(envelope.payload["runId"])
-    except (ValueError, KeyError):
+        due = envelope.payload.get("scheduledFor")
+        return TickRef(str(envelope.payload["runId"]), datetime.fromisoformat(due) if due else None)
+    except (ValueError, KeyError, TypeError):
         log.warning("skipping a malformed tick record")
         return None
 
@@ -78,47 +93,93 @@ def handler_request(work: RunWork) -> dict[str, Any]:
 class SchedulerRuntime(HandlerRuntime):
     def __init__(self, settings: Settings, **kwargs: Any) -> None:
         super().__init__(settings, name="scheduler-commit", **kwargs)
+        # Runs that fall due together are claimed together: one statement instead of one per run.
+        self._claims: list[tuple[str, asyncio.Future[RunWork | None]]] = []
 
     async def publish(self, ticks: list[Tick]) -> None:
-        for tick in ticks:
-            envelope = Envelope(type=TICK_TYPE, payload=tick.payload())
-            await self.publisher.publish(SCHEDULE_TICKS, envelope, key=tick.event_id)
+        """All at once: the producer batches them, instead of one broker round trip per tick."""
+        await asyncio.gather(
+            *(
+                self.publisher.publish(
+                    SCHEDULE_TICKS, Envelope(type=TICK_TYPE, payload=tick.payload()), key=tick.event_id
+                )
+                for tick in ticks
+            )
+        )
 
     async def fire_due(self) -> None:
         await self.ready.wait()
         moment = now()
-        ticks = await self.committer.run(
-            partial(scheduled_events.claim_due, now=moment, window=CATCH_UP_WINDOW, limit=1000)
+        claim = partial(
+            scheduled_events.claim_due,
+            now=moment,
+            window=CATCH_UP_WINDOW,
+            limit=5000,
+            horizon=moment + LOOKAHEAD,
         )
-        await self.publish(ticks)
+        await self.publish(await self.committer.run(claim))
 
     async def reconcile(self) -> None:
         await self.ready.wait()
         moment, settings = now(), self.settings
         queued_grace = timedelta(seconds=settings.queued_grace_seconds)
         lost = await self.committer.run(
-            partial(scheduled_events.take_lost, now=moment, grace=queued_grace, limit=500)
+            partial(scheduled_runs.take_lost, now=moment, grace=queued_grace, limit=500)
         )
         running_grace = timedelta(
             seconds=self.settings.scheduler_action_timeout_seconds + settings.processing_grace_seconds
         )
         abandoned = await self.committer.run(
-            partial(scheduled_events.take_abandoned, now=moment, grace=running_grace, limit=500)
+            partial(scheduled_runs.take_abandoned, now=moment, grace=running_grace, limit=500)
         )
         if lost or abandoned:
             log.warning("re-sending scheduled runs", extra={"queued": len(lost), "abandoned": len(abandoned)})
         await self.publish(lost + abandoned)
 
-    async def start_runs(self, run_ids: list[str]) -> None:
-        """The claim is durable before the action starts; the action itself runs off the stream."""
+    async def start_runs(self, ticks: list[TickRef]) -> None:
+        """Each run waits for its time and is claimed off the stream, so the stream moves on at once."""
         await self.ready.wait()
-        for run_id in run_ids:
-            work = await self.committer.run(partial(scheduled_events.claim_run, run_id=run_id, now=now()))
-            if work is None:
-                continue
-            job = asyncio.create_task(self._run(work))
+        for tick in ticks:
+            job = asyncio.create_task(self._run_when_due(tick))
             self.running.add(job)
             job.add_done_callback(self.running.discard)
+
+    async def _run_when_due(self, tick: TickRef) -> None:
+        if tick.due is not None:
+            wait = (tick.due - now()).total_seconds()
+            if wait > 0:
+                await asyncio.sleep(min(wait, MAX_WAIT_SECONDS))
+        try:
+            work = await self._claim(tick.run_id)
+        except Exception:
+            # The run stays QUEUED; the reconciler sends its tick again.
+            log.exception("claiming a scheduled run failed", extra={"run_id": tick.run_id})
+            return
+        if work is not None:
+            await self._run(work)
+
+    async def _claim(self, run_id: str) -> RunWork | None:
+        """The claim is durable before the action starts."""
+        waiter: asyncio.Future[RunWork | None] = asyncio.get_running_loop().create_future()
+        self._claims.append((run_id, waiter))
+        if len(self._claims) == 1:
+            flush = asyncio.create_task(self._flush_claims())
+            self.running.add(flush)
+            flush.add_done_callback(self.running.discard)
+        return await waiter
+
+    async def _flush_claims(self) -> None:
+        await asyncio.sleep(0)  # let the runs waking in this same moment join the batch
+        batch, self._claims = self._claims, []
+        claim = partial(scheduled_runs.claim_runs, run_ids=[run_id for run_id, _ in batch], now=now())
+        try:
+            works = {work.run_id: work for work in await self.committer.run(claim)}
+        except Exception as exc:
+            for _, waiter in batch:
+                waiter.set_exception(exc)
+            return
+        for run_id, waiter in batch:
+            waiter.set_result(works.get(run_id))
 
     async def _run(self, work: RunWork) -> None:
         try:
@@ -130,12 +191,13 @@ class SchedulerRuntime(HandlerRuntime):
             status, outcome = RunStatus.FAILED, HandlerOutcome(ok=False, error=f"Internal error: {exc}")
         await self.committer.run(
             partial(
-                scheduled_events.finish_run,
+                scheduled_runs.finish_run,
                 run_id=work.run_id,
                 status=status,
                 ended_at=now(),
                 response=outcome.response,
                 error=outcome.error,
+                started_at=work.started_at,
             )
         )
 
@@ -145,11 +207,10 @@ class SchedulerRuntime(HandlerRuntime):
         request = handler_request(work)
         resource_id = str(request.get("toolId") or request.get("agentId"))
         kind = "TOOL" if work.action_type == "INVOKE_TOOL" else "AGENT"
-        handler = await asyncio.to_thread(self.handler, work.company_id, resource_id)
-        if handler is None or handler.type != kind:
+        if work.endpoint is None or work.handler_type != kind:
             return RunStatus.FAILED, HandlerOutcome(ok=False, error=f"{kind} {resource_id} not found")
         outcome = await self.invoker.invoke(
-            handler.endpoint, request, self.settings.scheduler_action_timeout_seconds
+            work.endpoint, request, self.settings.scheduler_action_timeout_seconds
         )
         return (RunStatus.SUCCEEDED if outcome.ok else RunStatus.FAILED), outcome
 
@@ -180,9 +241,9 @@ def register(app: faust.App, settings: Settings) -> None:
     @app.agent(raw_topic(app, settings, SCHEDULE_TICKS), name="run_scheduled_events")
     async def run_scheduled_events(stream: faust.StreamT[bytes]) -> None:
         async for batch in stream.take(100, within=0.02):
-            run_ids = [run_id for run_id in map(parse_tick, batch) if run_id is not None]
-            if run_ids:
-                await runtime.start_runs(run_ids)
+            ticks = [tick for tick in map(parse_tick, batch) if tick is not None]
+            if ticks:
+                await runtime.start_runs(ticks)
 
     @app.timer(interval=TICK_INTERVAL_SECONDS, on_leader=True)  # type: ignore[untyped-decorator]
     async def fire_due_events() -> None:

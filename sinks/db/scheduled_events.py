@@ -11,21 +11,19 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from functools import lru_cache
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from schemas.scheduled_events import RunStatus
-from schemas.schedules import load_schedule_spec
+from schemas.schedules import CronSpec, EverySpec, OnceSpec, load_schedule_spec
 from sinks import credentials
 from sinks.db.models import ScheduledEvent, ScheduledEventRun
 from streams.schedules.spec import next_fire
 
-QUEUED, RUNNING = RunStatus.QUEUED.value, RunStatus.RUNNING.value
-# A run whose worker died mid-action is tried again up to this many attempts in all, then failed.
-MAX_ATTEMPTS = 3
-LOST_WORKER = "The worker running this event stopped before it finished"
+QUEUED = RunStatus.QUEUED.value
+Spec = EverySpec | CronSpec | OnceSpec
 
 
 def get(session: Session, company_id: str, event_id: str) -> ScheduledEvent | None:
@@ -92,31 +90,42 @@ class Tick:
         }
 
 
+@lru_cache(maxsize=4096)
+def _parsed_spec(spec_json: str) -> Spec:
+    """Many events share a schedule; parse each distinct one once (the models are immutable)."""
+    return load_schedule_spec(json.loads(spec_json))
+
+
 def _fire_to_run(
-    event: ScheduledEvent, due: datetime, now: datetime, window: timedelta
+    event: ScheduledEvent, due: datetime, now: datetime, window: timedelta, horizon: datetime
 ) -> tuple[datetime | None, datetime | None]:
-    """(the fire to run now or None, the next fire after it). Of the fires missed while nothing ran, only
-    the latest one inside the catch-up window runs: a restart never replays a burst."""
-    spec = load_schedule_spec(json.loads(event.spec_json))
+    """(the fire to claim or None, the next fire after it). Of the fires missed while nothing ran, only
+    the latest one inside the catch-up window runs: a restart never replays a burst. A fire up to
+    ``horizon`` (a little after now) is claimed ahead, so its tick waits at the executor, not in a queue."""
+    spec = _parsed_spec(event.spec_json)
     anchor = event.anchor_at
     start = max(due, now - window)
     fire: datetime | None = (
         due if due >= start else next_fire(spec, start - timedelta(microseconds=1), anchor=anchor)
     )
-    if fire is None or fire > now:
+    if fire is None or fire > horizon:
         return None, fire
     while (following := next_fire(spec, fire, anchor=anchor)) is not None and following <= now:
         fire = following
     return fire, following
 
 
-def claim_due(session: Session, now: datetime, window: timedelta, limit: int) -> list[Tick]:
-    """Turn every due fire of enabled, live events into a QUEUED run row and advance the event."""
+def claim_due(
+    session: Session, now: datetime, window: timedelta, limit: int, horizon: datetime | None = None
+) -> list[Tick]:
+    """Turn every fire of enabled, live events due by ``horizon`` (default: now) into a QUEUED run row and
+    advance the event; at most one fire per event per call."""
+    horizon = max(now, horizon or now)
     events = list(
         session.scalars(
             select(ScheduledEvent)
             .where(
-                ScheduledEvent.next_fire_at <= now,
+                ScheduledEvent.next_fire_at <= horizon,
                 ScheduledEvent.enabled.is_(True),
                 ScheduledEvent.deleted_at.is_(None),
             )
@@ -124,143 +133,56 @@ def claim_due(session: Session, now: datetime, window: timedelta, limit: int) ->
             .limit(limit)
         )
     )
-    ticks: list[Tick] = []
+    claimed: list[tuple[ScheduledEvent, datetime]] = []
     for event in events:
         due = event.next_fire_at
         if due is None:
             continue
-        fire, following = _fire_to_run(event, due, now, window)
+        fire, following = _fire_to_run(event, due, now, window, horizon)
+        # Compare-and-set on the grid: of two schedulers overlapping in a rebalance, one advances it.
         advanced = session.execute(
             update(ScheduledEvent)
             .where(ScheduledEvent.id == event.id, ScheduledEvent.next_fire_at == due)
             .values(next_fire_at=following, last_fired_at=fire or event.last_fired_at)
+            # Not "evaluate": it would visit every object in the session per statement (quadratic).
+            .execution_options(synchronize_session=False)
         )
-        if advanced.rowcount != 1 or fire is None:  # type: ignore[attr-defined]
-            continue
-        taken = session.scalar(
-            select(ScheduledEventRun.id).where(
-                ScheduledEventRun.event_id == event.id, ScheduledEventRun.scheduled_for == fire
+        if advanced.rowcount == 1 and fire is not None:  # type: ignore[attr-defined]
+            claimed.append((event, fire))
+    if not claimed:
+        return []
+    taken = {
+        (event_id, scheduled_for)
+        for event_id, scheduled_for in session.execute(
+            select(ScheduledEventRun.event_id, ScheduledEventRun.scheduled_for).where(
+                ScheduledEventRun.event_id.in_([event.id for event, _ in claimed]),
+                ScheduledEventRun.scheduled_for.in_({fire for _, fire in claimed}),
             )
         )
-        if taken is not None:
-            continue
-        run = ScheduledEventRun(
-            id=credentials.new_id(),
-            event_id=event.id,
-            company_id=event.company_id,
-            scheduled_for=fire,
-            status=QUEUED,
-            attempt=1,
-            action_type=event.action_type,
-            queued_at=now,
-            dispatched_at=now,
-        )
-        session.add(run)
-        ticks.append(Tick(event.id, run.id, event.company_id, fire))
-    session.flush()
+    }
+    ticks = [
+        Tick(event.id, credentials.new_id(), event.company_id, fire)
+        for event, fire in claimed
+        if (event.id, fire) not in taken
+    ]
+    if ticks:
+        kinds = {event.id: event.action_type for event, _ in claimed}
+        rows = [
+            {
+                "id": tick.run_id,
+                "event_id": tick.event_id,
+                "company_id": tick.company_id,
+                "scheduled_for": tick.scheduled_for,
+                "status": QUEUED,
+                "attempt": 1,
+                "action_type": kinds[tick.event_id],
+                "queued_at": now,
+                "dispatched_at": now,
+            }
+            for tick in ticks
+        ]
+        session.execute(insert(ScheduledEventRun), rows)
     return ticks
-
-
-@dataclass(frozen=True)
-class RunWork:
-    """A claimed run with everything its action needs."""
-
-    run_id: str
-    event_id: str
-    company_id: str
-    owner_id: str
-    scheduled_for: datetime
-    attempt: int
-    action_type: str
-    config: dict[str, Any]
-    started_at: datetime
-
-
-def claim_run(session: Session, run_id: str, now: datetime) -> RunWork | None:
-    """QUEUED → RUNNING; None when the run was already taken. A run of an event disabled or deleted since
-    its tick is SKIPPED here, so that such an event never acts."""
-    moved = session.execute(
-        update(ScheduledEventRun)
-        .where(ScheduledEventRun.id == run_id, ScheduledEventRun.status == QUEUED)
-        .values(status=RUNNING, started_at=now)
-    )
-    if moved.rowcount != 1:  # type: ignore[attr-defined]
-        return None
-    run = session.get(ScheduledEventRun, run_id)
-    event = session.get(ScheduledEvent, run.event_id) if run is not None else None
-    if run is None or event is None:
-        return None
-    if event.deleted_at is not None or not event.enabled:
-        state = "deleted" if event.deleted_at is not None else "disabled"
-        run.status, run.ended_at, run.duration_ms = RunStatus.SKIPPED.value, now, 0
-        run.error_message = f"The event was {state} before this run started"
-        return None
-    return RunWork(
-        run_id=run.id,
-        event_id=event.id,
-        company_id=event.company_id,
-        owner_id=event.owner_id,
-        scheduled_for=run.scheduled_for,
-        attempt=run.attempt,
-        action_type=event.action_type,
-        config=json.loads(event.config_json),
-        started_at=now,
-    )
-
-
-def finish_run(
-    session: Session, run_id: str, status: RunStatus, ended_at: datetime, response: Any, error: str | None
-) -> bool:
-    """RUNNING → a final status; False if the reconciler already gave the run to another attempt."""
-    run = session.get(ScheduledEventRun, run_id)
-    if run is None or run.status != RUNNING:
-        return False
-    started = run.started_at or ended_at
-    run.status = status.value
-    run.ended_at = ended_at
-    run.duration_ms = max(0, int((ended_at - started).total_seconds() * 1000))
-    run.response_json = json.dumps(response) if response is not None else None
-    run.error_message = error
-    return True
-
-
-def _tick(run: ScheduledEventRun) -> Tick:
-    return Tick(run.event_id, run.id, run.company_id, run.scheduled_for)
-
-
-def take_lost(session: Session, now: datetime, grace: timedelta, limit: int) -> list[Tick]:
-    """QUEUED runs whose tick nobody took within ``grace``: hand them out again (the claim dedups)."""
-    runs = list(
-        session.scalars(
-            select(ScheduledEventRun)
-            .where(ScheduledEventRun.status == QUEUED, ScheduledEventRun.dispatched_at < now - grace)
-            .order_by(ScheduledEventRun.dispatched_at)
-            .limit(limit)
-        )
-    )
-    for run in runs:
-        run.dispatched_at = now
-    return [_tick(run) for run in runs]
-
-
-def take_abandoned(session: Session, now: datetime, grace: timedelta, limit: int) -> list[Tick]:
-    """RUNNING runs older than ``grace`` lost their worker: queue the next attempt, or fail the last."""
-    runs = list(
-        session.scalars(
-            select(ScheduledEventRun)
-            .where(ScheduledEventRun.status == RUNNING, ScheduledEventRun.started_at < now - grace)
-            .order_by(ScheduledEventRun.started_at)
-            .limit(limit)
-        )
-    )
-    again: list[Tick] = []
-    for run in runs:
-        if run.attempt >= MAX_ATTEMPTS:
-            run.status, run.ended_at, run.error_message = RunStatus.FAILED.value, now, LOST_WORKER
-            continue
-        run.status, run.attempt, run.started_at, run.dispatched_at = QUEUED, run.attempt + 1, None, now
-        again.append(_tick(run))
-    return again
 
 
 def list_runs(

@@ -156,7 +156,9 @@ def test_data_files_and_the_iceberg_reader_agree(world: dict[str, Any], tmp_path
     snapshot = _snapshot(table)
     assert snapshot.data_files is not None and len(snapshot.data_files) == 3
     sql = 'SELECT region, count(*) AS n, min(day) AS first FROM "sales#svc" GROUP BY 1 ORDER BY 1'
-    by_files = TableSource(local_path(snapshot.metadata_location), tuple(map(local_path, snapshot.data_files)))
+    by_files = TableSource(
+        local_path(snapshot.metadata_location), tuple(map(local_path, snapshot.data_files))
+    )
     engines = world["engines"]
     direct = run_query(engines.cursor("c_one"), plan_of(sql), {"sales": by_files}).table
     through_iceberg = run_query(engines.cursor("c_one"), plan_of(sql), metadata(world)).table

@@ -17,7 +17,7 @@ from schemas.scheduled_events import (
     missing_target_message,
     target_id,
 )
-from sinks.db import scheduled_events
+from sinks.db import scheduled_events, scheduled_runs
 from sinks.db.models import ScheduledEvent, ScheduledEventRun
 from streams.schedules.spec import ScheduleError, parse_schedule_expression, validate_spec
 from tests.fixtures.stack import Db
@@ -203,7 +203,7 @@ def test_claim_run_is_compare_and_set(db: Db) -> None:
     add_event(db, EVERY_MINUTE, next_fire_at=NOW, anchor=NOW - timedelta(minutes=1))
     (tick,) = claim(db, NOW)
     with db.sessions.begin() as session:
-        work = scheduled_events.claim_run(session, tick.run_id, NOW)
+        work = scheduled_runs.claim_run(session, tick.run_id, NOW)
         assert work is not None and work.config == TOOL
     with db.sessions.begin() as session:
-        assert scheduled_events.claim_run(session, tick.run_id, NOW) is None
+        assert scheduled_runs.claim_run(session, tick.run_id, NOW) is None

@@ -1,0 +1,476 @@
+# mypy: disable-error-code="import-untyped"
+"""MB/s of a CSV through the multipart intake and /load-from-s3, beside pyarrow + pyiceberg on the same file.
+
+A CSV of seven typical columns (LONG, STRING, DECIMAL(12,2), DATE, TIMESTAMPTZ, DOUBLE, BOOLEAN; ``--mb``
+megabytes, 1024 by default) is generated once. The baseline, measured in the same run before the stack
+starts, reads it with ``pyarrow.csv.read_csv`` with the table's column types (so it converts every value) and
+appends the result with pyiceberg's ``Table.append`` into a fresh table of a separate SQLite catalog and local
+warehouse, created with the service's own schema and table properties. The service runs as ``svc up``: the
+table is created through the table-admin API, the file uploaded through ``/clients/svcdb-intake`` in parts
+sent by a few threads, then loaded with ``/load-from-s3`` and followed with ``/job-status`` until it ends.
+MB/s is the file's size over the seconds taken; the ratio is the service's MB/s over the baseline's (target
+>= 0.7). Figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+from _common import Stack, cpu_seconds, descendants, progress, running_stack
+
+from schemas.column_types import ColumnDef, parse_column_type
+from sinks.iceberg import catalog as iceberg
+from sinks.iceberg.convert import repeated, sequence
+from sinks.iceberg.types import arrow_schema
+
+TARGET_RATIO = 0.7
+MB = 1_000_000
+CHUNK_ROWS = 250_000
+ADMIN = "/svc_poweruser/analytics/tables"
+ANALYTICS = "/clients/svcdb/analytics"
+INTAKE = "/clients/svcdb-intake"
+FINAL_STATES = {"SUCCEEDED", "FAILED", "CANCELLED", "TIMED_OUT"}
+WAIT_MS = 20_000
+REQUEST_TIMEOUT_SECONDS = 600.0
+
+COLUMNS: list[dict[str, Any]] = [
+    {"name": "order_id", "type": "LONG", "nullable": False, "description": "Order number"},
+    {"name": "customer", "type": "STRING"},
+    {"name": "amount", "type": "DECIMAL(12,2)"},
+    {"name": "ship_date", "type": "DATE"},
+    {"name": "placed_at", "type": "TIMESTAMPTZ"},
+    {"name": "weight_kg", "type": "DOUBLE"},
+    {"name": "paid", "type": "BOOLEAN"},
+]
+TABLE_SPEC: dict[str, Any] = {
+    "sqlName": "orders_loaded",
+    "name": "Orders (bulk loaded)",
+    "description": "One row per order, loaded from a CSV export",
+    "grain": "order",
+    "columns": COLUMNS,
+}
+CUSTOMERS = 50_000
+DAY_SPAN = 20_000  # days from 1970-01-01
+SECOND_SPAN = 1_700_000_000
+
+
+def _arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--mb", type=int, default=1024, help="size of the CSV in MB (default 1024)")
+    parser.add_argument("--part-mb", type=int, default=64, help="upload part size in MiB (default 64)")
+    parser.add_argument("--upload-threads", type=int, default=4, help="parts sent at once (default 4)")
+    parser.add_argument("--seed", type=int, default=20260101)
+    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait for the load job")
+    args = parser.parse_args()
+    if args.mb < 1 or args.part_mb < 5 or args.upload_threads < 1:
+        parser.error("--mb >= 1, --part-mb >= 5 (the intake's minimum part) and --upload-threads >= 1")
+    return args
+
+
+def column_defs() -> list[ColumnDef]:
+    return [ColumnDef(c["name"], parse_column_type(c["type"]), c.get("nullable", True)) for c in COLUMNS]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Data: vectorised, so a gigabyte takes seconds rather than minutes of Python loops
+
+
+def _uniform(rows: int, seed: int) -> pa.Array:
+    return pc.random(rows, initializer=seed)
+
+
+def _scaled(rows: int, seed: int, span: int, kind: pa.DataType) -> pa.Array:
+    return pc.floor(pc.multiply(_uniform(rows, seed), float(span))).cast(kind)
+
+
+def _money(cents: pa.Array) -> pa.Array:
+    """Cents as DECIMAL(12,2) text, e.g. -1234.05, built without Python loops."""
+    whole = pc.abs(cents)
+    units = pc.divide(whole, 100)  # integer division truncates
+    fraction = pc.subtract(whole, pc.multiply(units, 100))
+    sign = pc.if_else(pc.less(cents, 0), "-", "")
+    return pc.binary_join_element_wise(
+        sign, units.cast(pa.string()), ".", pc.utf8_lpad(fraction.cast(pa.string()), 2, "0"), ""
+    )
+
+
+def _chunk(first_id: int, rows: int, seed: int, customers: pa.Array) -> pa.Table:
+    cents = pc.subtract(_scaled(rows, seed + 1, 2 * 10**9, pa.int64()), 10**9)
+    seconds = _scaled(rows, seed + 2, SECOND_SPAN, pa.int64())
+    # A cast prints "1983-05-09 15:14:14", far faster than strftime; made ISO-8601 UTC from there.
+    spaced = seconds.cast(pa.timestamp("s")).cast(pa.string())
+    placed = pc.binary_join_element_wise(pc.replace_substring(spaced, " ", "T", max_replacements=1), "Z", "")
+    days = _scaled(rows, seed + 3, DAY_SPAN, pa.int32()).cast(pa.date32())
+    weight = pc.round(pc.multiply(_uniform(rows, seed + 4), 40.0), 3)
+    return pa.table(
+        {
+            "order_id": sequence(first_id, rows),
+            "customer": customers.take(_scaled(rows, seed, CUSTOMERS, pa.int64())),
+            "amount": _money(cents),
+            "ship_date": days,
+            "placed_at": placed,
+            "weight_kg": weight,
+            "paid": pc.less(_uniform(rows, seed + 5), 0.9),
+        }
+    )
+
+
+def generate(path: Path, target_bytes: int, seed: int) -> int:
+    """Write chunks of rows until the file reaches `target_bytes`; the number of data rows written."""
+    customers = pa.array([f"cus_{i:08d}" for i in range(CUSTOMERS)])
+    rows = 0
+    # Unquoted, as most exports write CSV; no value holds a comma or a quote.
+    options = pcsv.WriteOptions(quoting_style="none")
+    with (
+        path.open("wb") as sink,
+        pcsv.CSVWriter(sink, _chunk(1, 1, seed, customers).schema, write_options=options) as out,
+    ):
+        chunk_index = 0
+        while sink.tell() < target_bytes:
+            # Small last chunk: stop close to the asked size (about 75 bytes a row).
+            remaining = max(1_000, (target_bytes - sink.tell()) // 75)
+            count = min(CHUNK_ROWS, remaining)
+            out.write_table(_chunk(rows + 1, count, seed + 10 * chunk_index, customers))
+            rows += count
+            chunk_index += 1
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Baseline: pyarrow's CSV reader with the table's types, then one pyiceberg append
+
+
+@dataclass(frozen=True)
+class Baseline:
+    read_seconds: float
+    append_seconds: float
+    rows: int
+    cpu: float  # this process's CPU seconds over both parts (every thread)
+
+    @property
+    def seconds(self) -> float:
+        return self.read_seconds + self.append_seconds
+
+
+def measure_baseline(workdir: Path, csv_path: Path, expected_rows: int) -> Baseline:
+    columns = column_defs()
+    schema = arrow_schema(columns)
+    types = {c.name: schema.field(c.name).type for c in columns}
+    catalog = iceberg.make_catalog(f"sqlite:///{workdir / 'catalog.db'}", str(workdir / "warehouse"))
+    try:
+        table = iceberg.create_table(catalog, uuid.uuid4().hex, uuid.uuid4().hex, columns)
+        progress("baseline: pyarrow.csv.read_csv with the table's column types")
+        cpu_before = time.process_time()
+        began = time.perf_counter()
+        data = pcsv.read_csv(csv_path, convert_options=pcsv.ConvertOptions(column_types=types))
+        read_seconds = time.perf_counter() - began
+        progress(f"baseline: read {data.num_rows:,} rows in {read_seconds:.1f} s; pyiceberg append")
+        began = time.perf_counter()
+        # The table's system columns, as the service's writer fills them.
+        arrays = [*data.columns, repeated(uuid.uuid4().hex, data.num_rows), sequence(1, data.num_rows)]
+        table.append(pa.Table.from_arrays(arrays, schema=schema))
+        append_seconds = time.perf_counter() - began
+        cpu = time.process_time() - cpu_before
+        del data, arrays
+        table.refresh()
+        snapshot = table.current_snapshot()
+        summary = snapshot.summary if snapshot is not None else None
+        stored = int(summary.additional_properties["total-records"]) if summary is not None else 0
+    finally:
+        catalog.engine.dispose()
+    gc.collect()
+    if stored != expected_rows:
+        raise RuntimeError(f"the baseline table holds {stored:,} rows, expected {expected_rows:,}")
+    return Baseline(read_seconds, append_seconds, stored, cpu)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Service: upload through the intake, then /load-from-s3 until the job ends
+
+
+@dataclass(frozen=True)
+class Service:
+    upload_seconds: float
+    load_seconds: float
+    job_seconds: float  # the job's elapsedMs: claimed by the worker to finished
+    rows_loaded: int
+    rows_rejected: int
+    parts: int
+    worker_cpu: float
+    ingress_cpu: float
+    load_average: tuple[float, float, float]
+
+
+def _answer(response: httpx.Response, what: str) -> dict[str, Any]:
+    if response.status_code != 200:
+        raise RuntimeError(f"{what} answered {response.status_code}: {response.text[:300]}")
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def upload(client: httpx.Client, key: str, path: Path, part_bytes: int, threads: int) -> tuple[str, int]:
+    """The file's s3Uri once the multipart upload is complete, and the number of parts sent."""
+    headers = {"Authorization": key}
+    started = _answer(
+        client.post(f"{INTAKE}/multipart-initiate", json={"fileName": path.name}, headers=headers), "initiate"
+    )
+    upload_id, s3_key = started["uploadId"], started["s3Key"]
+    size = path.stat().st_size
+    numbers = list(range(1, max(1, -(-size // part_bytes)) + 1))
+    links: dict[str, str] = _answer(
+        client.post(
+            f"{INTAKE}/multipart-part-urls",
+            json={"uploadId": upload_id, "s3Key": s3_key, "partNumbers": numbers},
+            headers=headers,
+        ),
+        "multipart-part-urls",
+    )["partUrls"]
+    local = threading.local()
+    clients: list[httpx.Client] = []
+
+    def send(number: int) -> tuple[str, str]:
+        with path.open("rb") as source:
+            source.seek((number - 1) * part_bytes)
+            body = source.read(part_bytes)
+        if not hasattr(local, "client"):
+            # One connection per sending thread, kept across its parts, as a client library would.
+            local.client = httpx.Client(timeout=REQUEST_TIMEOUT_SECONDS)
+            clients.append(local.client)
+        sent = local.client.put(links[str(number)], content=body)
+        if sent.status_code != 200:
+            raise RuntimeError(f"part {number} answered {sent.status_code}: {sent.text[:300]}")
+        return str(number), sent.headers["ETag"]
+
+    try:
+        with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="part") as pool:
+            etags = dict(pool.map(send, numbers))
+    finally:
+        for each in clients:
+            each.close()
+    done = _answer(
+        client.post(
+            f"{INTAKE}/multipart-complete",
+            json={"uploadId": upload_id, "s3Key": s3_key, "partETags": etags},
+            headers=headers,
+        ),
+        "multipart-complete",
+    )
+    if int(done["sizeBytes"]) != size:
+        raise RuntimeError(f"the upload holds {done['sizeBytes']} bytes, the file {size}")
+    return str(done["s3Uri"]), len(numbers)
+
+
+def load(client: httpx.Client, key: str, table_id: str, uri: str, timeout: float) -> dict[str, Any]:
+    headers = {"Authorization": key}
+    params = {"resourceId": table_id}
+    body = {"tableId": table_id, "sourceUris": [uri], "format": "CSV", "mode": "APPEND"}
+    job_id = _answer(
+        client.post(f"{ANALYTICS}/load-from-s3", params=params, json=body, headers=headers), "load-from-s3"
+    )["jobId"]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = _answer(
+            client.post(
+                f"{ANALYTICS}/job-status",
+                params=params,
+                json={"tableId": table_id, "jobId": job_id, "waitMs": WAIT_MS},
+                headers=headers,
+            ),
+            "job-status",
+        )
+        if status["state"] in FINAL_STATES:
+            return status
+    raise RuntimeError(f"load job {job_id} did not end within {timeout:.0f} s")
+
+
+def stack_pids(stack: Stack) -> dict[str, int]:
+    named: dict[str, int] = {}
+    for pid, command in descendants(stack.process.pid).items():
+        if command.endswith("-m svc ingress"):
+            named["ingress"] = pid
+        elif command.endswith("-m svc worker"):
+            named["worker"] = pid
+    return named
+
+
+def warm_up(client: httpx.Client, key: str, table_id: str, workdir: Path, timeout: float) -> None:
+    """One tiny load first: the worker's consumer group has joined and its code paths are warm, so the
+    measured load starts from a steady state, as a load on a running service would."""
+    path = workdir / "warm-up.csv"
+    path.write_text(
+        "order_id,customer,amount,ship_date,placed_at,weight_kg,paid\n"
+        "0,cus_00000000,1.00,2026-01-01,2026-01-01T00:00:00Z,1.5,true\n"
+    )
+    uri, _ = upload(client, key, path, 5 * 1024 * 1024, 1)
+    status = load(client, key, table_id, uri, timeout)
+    if status["state"] != "SUCCEEDED" or status.get("rowsLoaded") != 1:
+        raise RuntimeError(f"the warm-up load ended {status['state']}: {str(status)[:300]}")
+
+
+def run_service(stack: Stack, csv_path: Path, expected_rows: int, args: argparse.Namespace) -> Service:
+    company = stack.admin("create-company", "--name", "Load Bench", "--admin-email", "admin@load.example")
+    key = company["clientApiKey"]
+    with httpx.Client(base_url=stack.url, timeout=REQUEST_TIMEOUT_SECONDS) as client:
+        created = _answer(
+            client.post(
+                f"{ADMIN}/create", json=TABLE_SPEC, headers={"Authorization": company["poweruserKey"]}
+            ),
+            "tables/create",
+        )
+        table_id = str(created["tableId"])
+        progress(f"table {table_id} created; warm-up load of one row")
+        warm_up(client, key, table_id, csv_path.parent, args.timeout)
+        pids = stack_pids(stack)
+        progress(f"uploading in {args.part_mb} MiB parts, {args.upload_threads} at once")
+        ingress_before = cpu_seconds(pids.get("ingress", 0))
+        began = time.monotonic()
+        uri, parts = upload(client, key, csv_path, args.part_mb * 1024 * 1024, args.upload_threads)
+        upload_seconds = time.monotonic() - began
+        progress(f"uploaded {parts} parts in {upload_seconds:.1f} s; loading")
+        worker_before = cpu_seconds(pids.get("worker", 0))
+        began = time.monotonic()
+        status = load(client, key, table_id, uri, args.timeout)
+        load_seconds = time.monotonic() - began
+        worker_cpu = cpu_seconds(pids.get("worker", 0)) - worker_before
+        ingress_cpu = cpu_seconds(pids.get("ingress", 0)) - ingress_before
+    load_average = os.getloadavg()
+    if status["state"] != "SUCCEEDED":
+        raise RuntimeError(
+            f"the load ended {status['state']}: {status.get('errorCode')} {status.get('errorMessage')}"
+        )
+    progress(f"load {status['state']} in {load_seconds:.1f} s")
+    loaded, rejected = int(status.get("rowsLoaded") or 0), int(status.get("rowsRejected") or 0)
+    if loaded != expected_rows or rejected:
+        raise RuntimeError(
+            f"the load took {loaded:,} rows and rejected {rejected:,}; {expected_rows:,} rows were generated "
+            f"(sample: {str(status.get('rejectedSample'))[:300]})"
+        )
+    return Service(
+        upload_seconds=upload_seconds,
+        load_seconds=load_seconds,
+        job_seconds=int(status.get("elapsedMs") or 0) / 1000,
+        rows_loaded=loaded,
+        rows_rejected=rejected,
+        parts=parts,
+        worker_cpu=worker_cpu,
+        ingress_cpu=ingress_cpu,
+        load_average=load_average,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Report
+
+
+def report(
+    size: int,
+    rows: int,
+    baseline: Baseline,
+    service: Service,
+    load_averages: dict[str, tuple[float, float, float]],
+    args: argparse.Namespace,
+) -> None:
+    def rate(seconds: float) -> float:
+        return size / MB / seconds
+
+    def line(label: str, value: str, target: str = "", verdict: str = "") -> None:
+        print(f"{label:<58}{value:>14}  {target:<10}{verdict}")
+
+    base_rate = rate(baseline.seconds)
+    load_rate = rate(service.load_seconds)
+    end_to_end = service.upload_seconds + service.load_seconds
+    e2e_rate = rate(end_to_end)
+    load_ratio = load_rate / base_rate
+    print()
+    print(
+        f"load: {size / MB:,.0f} MB CSV, {rows:,} rows, 7 columns; {service.parts} parts of "
+        f"{args.part_mb} MiB, {args.upload_threads} at once; {os.cpu_count()} CPUs"
+    )
+    header = f"{'metric':<58}{'MB/s':>14}  {'target':<10}verdict"
+    print(header)
+    print("-" * len(header))
+    line(
+        f"baseline: pyarrow read_csv, typed ({baseline.read_seconds:.1f} s)",
+        f"{rate(baseline.read_seconds):,.1f}",
+    )
+    line(
+        f"baseline: pyiceberg append ({baseline.append_seconds:.1f} s)",
+        f"{rate(baseline.append_seconds):,.1f}",
+    )
+    line(f"baseline: read + append ({baseline.seconds:.1f} s)", f"{base_rate:,.1f}")
+    line(
+        f"service: upload through the intake ({service.upload_seconds:.1f} s)",
+        f"{rate(service.upload_seconds):,.1f}",
+    )
+    line(f"service: /load-from-s3 until SUCCEEDED ({service.load_seconds:.1f} s)", f"{load_rate:,.1f}")
+    line(
+        f"  of which the job ran on the worker ({service.job_seconds:.1f} s)",
+        f"{rate(service.job_seconds):,.1f}",
+    )
+    line(f"service: end to end, upload + load ({end_to_end:.1f} s)", f"{e2e_rate:,.1f}")
+    line(
+        "ratio load / baseline",
+        f"{load_ratio:.2f}",
+        f">= {TARGET_RATIO}",
+        "met" if load_ratio >= TARGET_RATIO else "MISSED",
+    )
+    line("ratio end to end / baseline", f"{e2e_rate / base_rate:.2f}")
+    # CPU seconds are steadier than wall time on a shared machine: the same work costs the same CPU.
+    line("CPU seconds, baseline (read + append)", f"{baseline.cpu:.1f}")
+    line(
+        "CPU seconds, worker during load / ingress during upload + load",
+        f"{service.worker_cpu:.1f} / {service.ingress_cpu:.1f}",
+    )
+    print(f"rows loaded {service.rows_loaded:,}, rejected {service.rows_rejected:,}")
+    shown = ", ".join(f"{stage} {a[0]:.2f}/{a[1]:.2f}/{a[2]:.2f}" for stage, a in load_averages.items())
+    print(f"load average (1/5/15 min): {shown}")
+
+
+def main() -> int:
+    args = _arguments()
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-load-", ignore_cleanup_errors=True) as tmp:
+            csv_path = Path(tmp) / "orders.csv"
+            progress(f"generating a {args.mb:,} MB CSV (seed {args.seed})")
+            rows = generate(csv_path, args.mb * MB, args.seed)
+            size = csv_path.stat().st_size
+            progress(f"generated {rows:,} rows, {size / MB:,.1f} MB")
+            load_averages = {"start": os.getloadavg()}
+            baseline_dir = Path(tmp) / "baseline"
+            baseline_dir.mkdir()
+            baseline = measure_baseline(baseline_dir, csv_path, rows)
+            progress(f"baseline: {baseline.seconds:.1f} s ({size / MB / baseline.seconds:,.1f} MB/s)")
+            load_averages["after baseline"] = os.getloadavg()
+            data_dir = Path(tmp) / "data"
+            limits = {"SVC_RATE_LIMIT_PER_MINUTE": "1000000", "SVC_RATE_LIMIT_PER_DAY": "100000000"}
+            progress("starting svc up")
+            with running_stack(data_dir, limits) as stack:
+                progress(f"svc is up at {stack.url}")
+                service = run_service(stack, csv_path, rows, args)
+                load_averages["after load"] = service.load_average
+                progress("stopping svc up")
+        report(size, rows, baseline, service, load_averages, args)
+    except Exception:
+        traceback.print_exc()
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

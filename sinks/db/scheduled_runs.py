@@ -1,0 +1,229 @@
+"""The life of one scheduled run after its fire was claimed: start, finish, and recovery of lost runs.
+
+Units of work for a :class:`~sinks.db.group_commit.GroupCommitter` (they take a session and never commit).
+Every status move is compare-and-set on the status, so a redelivered tick or a second worker never runs
+a run twice. A FAILED run of an agent or tool event whose ``continueOnError`` is false disables the event
+(see docs/scheduled-events.md); UPDATE_SVCDB has no such flag and keeps its schedule.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from schemas.scheduled_events import ActionType, RunStatus
+from sinks.db.models import HandlerResource, ScheduledEvent, ScheduledEventRun
+from sinks.db.scheduled_events import Tick
+
+log = logging.getLogger(__name__)
+QUEUED, RUNNING = RunStatus.QUEUED.value, RunStatus.RUNNING.value
+# A run whose worker died mid-action is tried again up to this many attempts in all, then failed.
+MAX_ATTEMPTS = 3
+LOST_WORKER = "The worker running this event stopped before it finished"
+DISABLED_AFTER_FAILURE = "the event was disabled because continueOnError is false"
+_STOPPABLE = (ActionType.INVOKE_AGENT.value, ActionType.INVOKE_TOOL.value)
+
+
+@dataclass(frozen=True)
+class RunWork:
+    """A claimed run with everything its action needs (for an agent or tool: its endpoint, if it exists)."""
+
+    run_id: str
+    event_id: str
+    company_id: str
+    owner_id: str
+    scheduled_for: datetime
+    attempt: int
+    action_type: str
+    config: dict[str, Any]
+    started_at: datetime
+    handler_type: str | None = None
+    endpoint: str | None = None
+
+
+def handler_id(action_type: str, config: dict[str, Any]) -> str | None:
+    """The agent or tool an INVOKE_* action calls."""
+    if action_type == ActionType.INVOKE_TOOL.value:
+        return (config.get("toolExecutionRequest") or {}).get("toolId")
+    if action_type == ActionType.INVOKE_AGENT.value:
+        return (config.get("agentExecutionRequest") or {}).get("agentId")
+    return None
+
+
+def claim_runs(session: Session, run_ids: list[str], now: datetime) -> list[RunWork]:
+    """QUEUED → RUNNING for every run of ``run_ids`` still QUEUED, in one statement; the others were
+    already taken. A run of an event disabled or deleted since its tick is SKIPPED here, so that such an
+    event never acts."""
+    if not run_ids:
+        return []
+    moved = list(
+        session.scalars(
+            update(ScheduledEventRun)
+            .where(ScheduledEventRun.id.in_(run_ids), ScheduledEventRun.status == QUEUED)
+            .values(status=RUNNING, started_at=now)
+            .returning(ScheduledEventRun.id)
+            .execution_options(synchronize_session=False)
+        )
+    )
+    if not moved:
+        return []
+    pairs = session.execute(
+        select(ScheduledEventRun, ScheduledEvent)
+        .join(ScheduledEvent, ScheduledEvent.id == ScheduledEventRun.event_id)
+        .where(ScheduledEventRun.id.in_(moved))
+        .execution_options(populate_existing=True)
+    )
+    ready: list[tuple[ScheduledEventRun, ScheduledEvent, dict[str, Any]]] = []
+    for run, event in pairs:
+        if event.deleted_at is not None or not event.enabled:
+            state = "deleted" if event.deleted_at is not None else "disabled"
+            run.status, run.ended_at, run.duration_ms = RunStatus.SKIPPED.value, now, 0
+            run.error_message = f"The event was {state} before this run started"
+            continue
+        ready.append((run, event, json.loads(event.config_json)))
+    wanted = {handler_id(event.action_type, config) for _, event, config in ready} - {None}
+    handlers = {
+        (h.company_id, h.id): h
+        for h in session.scalars(select(HandlerResource).where(HandlerResource.id.in_(wanted)))
+    }
+    works: list[RunWork] = []
+    for run, event, config in ready:
+        handler = handlers.get((event.company_id, handler_id(event.action_type, config) or ""))
+        works.append(
+            RunWork(
+                run_id=run.id,
+                event_id=event.id,
+                company_id=event.company_id,
+                owner_id=event.owner_id,
+                scheduled_for=run.scheduled_for,
+                attempt=run.attempt,
+                action_type=event.action_type,
+                config=config,
+                started_at=now,
+                handler_type=handler.type if handler is not None else None,
+                endpoint=handler.endpoint if handler is not None else None,
+            )
+        )
+    return works
+
+
+def claim_run(session: Session, run_id: str, now: datetime) -> RunWork | None:
+    """:func:`claim_runs` for one run."""
+    works = claim_runs(session, [run_id], now)
+    return works[0] if works else None
+
+
+def _stop_after_failure(session: Session, run: ScheduledEventRun, now: datetime) -> bool:
+    """Disable the run's event if its config says a failure stops it; True if this call disabled it."""
+    event = session.get(ScheduledEvent, run.event_id)
+    if event is None or event.action_type not in _STOPPABLE:
+        return False
+    if json.loads(event.config_json).get("continueOnError", False):
+        return False
+    stopped = session.execute(
+        update(ScheduledEvent)
+        .where(
+            ScheduledEvent.id == event.id,
+            ScheduledEvent.enabled.is_(True),
+            ScheduledEvent.deleted_at.is_(None),
+        )
+        .values(enabled=False, updated_at=now)
+    )
+    if stopped.rowcount != 1:  # type: ignore[attr-defined]
+        return False
+    log.warning(
+        "scheduled event disabled after a failed run",
+        extra={"event_id": event.id, "run_id": run.id, "company_id": event.company_id},
+    )
+    return True
+
+
+def _fail(session: Session, run: ScheduledEventRun, now: datetime, error: str | None) -> None:
+    run.status, run.ended_at = RunStatus.FAILED.value, now
+    message = error or "The run failed"
+    if _stop_after_failure(session, run, now):
+        message = f"{message} ({DISABLED_AFTER_FAILURE})"
+    run.error_message = message
+
+
+def finish_run(
+    session: Session,
+    run_id: str,
+    status: RunStatus,
+    ended_at: datetime,
+    response: Any,
+    error: str | None,
+    started_at: datetime | None = None,
+) -> bool:
+    """RUNNING → a final status; False if the reconciler already gave the run to another attempt."""
+    if status is not RunStatus.FAILED and started_at is not None:
+        # The common case in one statement, without loading the row.
+        done = session.execute(
+            update(ScheduledEventRun)
+            .where(ScheduledEventRun.id == run_id, ScheduledEventRun.status == RUNNING)
+            .values(
+                status=status.value,
+                ended_at=ended_at,
+                duration_ms=max(0, int((ended_at - started_at).total_seconds() * 1000)),
+                response_json=json.dumps(response) if response is not None else None,
+                error_message=error,
+            )
+            .execution_options(synchronize_session=False)
+        )
+        return bool(done.rowcount == 1)  # type: ignore[attr-defined]
+    run = session.get(ScheduledEventRun, run_id, populate_existing=True)
+    if run is None or run.status != RUNNING:
+        return False
+    started = run.started_at or ended_at
+    run.duration_ms = max(0, int((ended_at - started).total_seconds() * 1000))
+    run.response_json = json.dumps(response) if response is not None else None
+    if status is RunStatus.FAILED:
+        _fail(session, run, ended_at, error)
+        return True
+    run.status, run.ended_at, run.error_message = status.value, ended_at, error
+    return True
+
+
+def _tick(run: ScheduledEventRun) -> Tick:
+    return Tick(run.event_id, run.id, run.company_id, run.scheduled_for)
+
+
+def take_lost(session: Session, now: datetime, grace: timedelta, limit: int) -> list[Tick]:
+    """QUEUED runs whose tick nobody took within ``grace``: hand them out again (the claim dedups)."""
+    runs = list(
+        session.scalars(
+            select(ScheduledEventRun)
+            .where(ScheduledEventRun.status == QUEUED, ScheduledEventRun.dispatched_at < now - grace)
+            .order_by(ScheduledEventRun.dispatched_at)
+            .limit(limit)
+        )
+    )
+    for run in runs:
+        run.dispatched_at = now
+    return [_tick(run) for run in runs]
+
+
+def take_abandoned(session: Session, now: datetime, grace: timedelta, limit: int) -> list[Tick]:
+    """RUNNING runs older than ``grace`` lost their worker: queue the next attempt, or fail the last."""
+    runs = list(
+        session.scalars(
+            select(ScheduledEventRun)
+            .where(ScheduledEventRun.status == RUNNING, ScheduledEventRun.started_at < now - grace)
+            .order_by(ScheduledEventRun.started_at)
+            .limit(limit)
+        )
+    )
+    again: list[Tick] = []
+    for run in runs:
+        if run.attempt >= MAX_ATTEMPTS:
+            _fail(session, run, now, LOST_WORKER)
+            continue
+        run.status, run.attempt, run.started_at, run.dispatched_at = QUEUED, run.attempt + 1, None, now
+        again.append(_tick(run))
+    return again
