@@ -27,7 +27,7 @@ class Settings(BaseSettings):
     kafka_bootstrap: str | None = None
     broker_port: int = Field(9092, ge=0, le=65535)
     kafka_idempotence: bool = False
-    kafka_fetch_max_wait_ms: int = Field(5, ge=1, le=1500)
+    kafka_fetch_max_wait_ms: int = Field(20, ge=1, le=1500)
     warehouse: str | None = None
     secret_key: str = DEV_SECRET_KEY
     # Unset: <data dir>/objects. A directory, or s3://bucket/prefix (credentials from the AWS chain).
