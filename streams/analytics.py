@@ -27,22 +27,18 @@ from pathlib import Path
 from typing import Any
 
 import faust
-import mode
 
 from schemas.envelopes import Envelope
 from schemas.jobs import JOB_RECORD_TYPE, JobKind, JobState, LoadPlan, QueryPlan, job_envelope
 from schemas.settings import Settings
 from schemas.topics import ANALYTICS_JOBS
 from sinks.db import jobs, tables
-from sinks.db.engine import make_engine, make_sessions
-from sinks.db.group_commit import GroupCommitter
 from sinks.db.jobs import Outcome
 from sinks.db.models import Job
 from sinks.iceberg import catalog as iceberg
 from sinks.iceberg.masking import Masker
 from sinks.iceberg.read_cache import TableReads
 from sinks.job_results import delete_result, describe_columns, result_key, write_result
-from sinks.kafka import Publisher
 from sinks.loads.exceptions import LoadFileError, LoadMappingError
 from sinks.loads.job import LoadResult, LoadStopped, commit, convert_sources
 from sinks.objectstore import ObjectStore
@@ -55,6 +51,7 @@ from sinks.query_engine import (
     run_query,
 )
 from streams.app import raw_topic
+from streams.runtime import WorkerRuntime
 
 log = logging.getLogger(__name__)
 WATCH_SECONDS = 0.25
@@ -78,14 +75,9 @@ def parse_job(raw: bytes) -> str | None:
         return None
 
 
-class AnalyticsRuntime(mode.Service):
+class AnalyticsRuntime(WorkerRuntime):
     def __init__(self, settings: Settings, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.settings = settings
-        self.engine = make_engine(settings.resolved_database_url)
-        self.sessions = make_sessions(self.engine)
-        self.committer = GroupCommitter(self.sessions, name="analytics-commit")
-        self.publisher = Publisher.shared(settings)
+        super().__init__(settings, name="analytics-commit", **kwargs)
         self.catalog = iceberg.make_catalog(settings.resolved_database_url, settings.resolved_warehouse)
         self.store = ObjectStore.from_settings(settings)
         self.masker = Masker(settings.secret_key)
@@ -95,22 +87,11 @@ class AnalyticsRuntime(mode.Service):
             warehouse, threads=settings.query_threads, memory_limit=settings.query_memory_limit
         )
         self.pool = ThreadPoolExecutor(settings.query_concurrency, thread_name_prefix="query")
-        self.running: set[asyncio.Task[None]] = set()
-        self.ready = asyncio.Event()
-
-    async def on_start(self) -> None:
-        self.committer.start()
-        await self.publisher.start()
-        self.ready.set()
 
     async def on_stop(self) -> None:
-        if self.running:
-            await asyncio.wait(self.running, timeout=self.settings.shutdown_timeout_seconds)
-        await self.publisher.stop()
+        await super().on_stop()
         self.pool.shutdown(wait=False, cancel_futures=True)
         self.engines.close()
-        self.committer.stop()
-        self.engine.dispose()
 
     async def start_jobs(self, job_ids: list[str]) -> None:
         await self.ready.wait()
@@ -248,7 +229,7 @@ class AnalyticsRuntime(mode.Service):
         data, result = convert_sources(self.store, plan, columns, encrypt, stop)
         if stop.is_set():
             raise LoadStopped
-        result.committed = commit(handle, plan, job.id, data)
+        commit(handle, plan, job.id, data)
         return result
 
     def _metadata(self, company_id: str, plan: QueryPlan) -> dict[str, TableSource]:

@@ -18,7 +18,10 @@ from sinks.kafka import Publisher
 from sinks.svcdb_queue import SvcDbQueue
 
 
-class HandlerRuntime(mode.Service):
+class WorkerRuntime(mode.Service):
+    """The lifecycle every worker area shares: DB engine and group committer, the process's producer, and
+    the tasks in flight, which a stop lets finish."""
+
     def __init__(self, settings: Settings, *, name: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.settings = settings
@@ -26,8 +29,6 @@ class HandlerRuntime(mode.Service):
         self.sessions = make_sessions(self.engine)
         self.committer = GroupCommitter(self.sessions, name=name)
         self.publisher = Publisher.shared(settings)
-        self.svcdb = SvcDbQueue(self.committer, self.sessions, self.publisher)
-        self.invoker = HandlerInvoker(self.publisher)
         self.running: set[asyncio.Task[None]] = set()
         self.ready = asyncio.Event()
 
@@ -40,10 +41,22 @@ class HandlerRuntime(mode.Service):
         if self.running:
             # Let work in flight finish and record its outcome; the reconcilers cover whatever cannot.
             await asyncio.wait(self.running, timeout=self.settings.shutdown_timeout_seconds)
-        await self.invoker.stop()
         await self.publisher.stop()
         self.committer.stop()
         self.engine.dispose()
+
+
+class HandlerRuntime(WorkerRuntime):
+    """A worker area that runs handlers: adds the handler invoker and the svcdb queue."""
+
+    def __init__(self, settings: Settings, *, name: str, **kwargs: Any) -> None:
+        super().__init__(settings, name=name, **kwargs)
+        self.svcdb = SvcDbQueue(self.committer, self.sessions, self.publisher)
+        self.invoker = HandlerInvoker(self.publisher)
+
+    async def on_stop(self) -> None:
+        await super().on_stop()
+        await self.invoker.stop()
 
     def handler(self, company_id: str, resource_id: str) -> HandlerResource | None:
         with self.sessions() as session:

@@ -36,19 +36,10 @@ class LoadResult:
     rows_rejected: int
     sample: list[Rejected]
     unused_columns: dict[str, list[str]] = field(default_factory=dict)
-    committed: bool = True
 
 
 def csv_options(plan: LoadPlan) -> CsvOptions:
-    given = plan.csv
-    return CsvOptions(
-        delimiter=given.delimiter,
-        header=given.header,
-        null_string=given.null_string,
-        quote=given.quote,
-        date_format=given.date_format,
-        timestamp_format=given.timestamp_format,
-    )
+    return CsvOptions(**plan.csv.model_dump())
 
 
 def convert_sources(
