@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -20,6 +21,7 @@ from sinks.table_reads import duckdb_predicate
 from streams.sql.front import (
     CompiledQuery,
     ParsedQuery,
+    Predicate,
     QueryColumn,
     QueryTable,
     SqlError,
@@ -68,9 +70,27 @@ def sql_error(error: SqlError) -> Exception:
     return analytics_error(error.code, error.message, error.hint)
 
 
+@lru_cache(maxsize=256)
+def _parsed(sql: str) -> ParsedQuery:
+    """Parsing and checking depend on the text alone, so a repeated query (a dashboard's) is parsed once.
+    Refusals are not cached (they raise). Nothing changes a parsed tree: compiling works on a copy."""
+    return parse_query(sql)
+
+
+@lru_cache(maxsize=256)
+def _compiled(
+    sql: str, shapes: tuple[tuple[str, QueryTable], ...]
+) -> tuple[CompiledQuery, dict[str, list[list[Predicate]]]]:
+    """The DuckDB SQL and partition predicates of ``sql`` over the tables exactly as the caller sees them
+    (the shapes hold every visible column and its type, so a schema or grant change is a new key)."""
+    parsed = _parsed(sql)
+    tables = dict(shapes)
+    return compile_query(parsed, tables), partition_predicates(parsed, tables)
+
+
 def parse(sql: str) -> ParsedQuery:
     try:
-        return parse_query(sql)
+        return _parsed(sql)
     except SqlError as error:
         raise sql_error(error) from error
 
@@ -103,10 +123,9 @@ def query_table(name: str, resolved: Resolved) -> QueryTable:
 def plan(session: Session, reads: TableReads, caller: Principal, sql: str) -> Planned:
     parsed = parse(sql)
     resolved = resolve(session, caller, parsed.table_names)
-    shapes = {name: query_table(name, found) for name, found in resolved.items()}
+    shapes = tuple((name, query_table(name, found)) for name, found in resolved.items())
     try:
-        compiled = compile_query(parsed, shapes)
-        predicates = partition_predicates(parsed, shapes)
+        compiled, predicates = _compiled(sql, shapes)
     except SqlError as error:
         raise sql_error(error) from error
     estimated = 0

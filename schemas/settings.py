@@ -28,6 +28,9 @@ class Settings(BaseSettings):
     broker_port: int = Field(9092, ge=0, le=65535)
     kafka_idempotence: bool = False
     kafka_fetch_max_wait_ms: int = Field(20, ge=1, le=1500)
+    # While records keep arriving, fetches wait this long instead (streams/fetch_wait.py).
+    kafka_fetch_busy_wait_ms: int = Field(2, ge=1, le=1500)
+    kafka_fetch_busy_seconds: float = Field(2.0, ge=0, le=60)
     warehouse: str | None = None
     secret_key: str = DEV_SECRET_KEY
     # Unset: <data dir>/objects. A directory, or s3://bucket/prefix (credentials from the AWS chain).

@@ -56,7 +56,9 @@ class Publisher:
                 client_id=f"{self._settings.worker_id}-producer",
                 acks="all",
                 enable_idempotence=self._settings.kafka_idempotence,
-                linger_ms=2,
+                # No linger: a lone record (a query job a caller waits on) leaves at once; under load records
+                # still share batches, since they gather while the previous request is in flight.
+                linger_ms=0,
                 request_timeout_ms=int(self._timeout * 1000),
             )
             await producer.start()

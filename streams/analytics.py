@@ -13,6 +13,7 @@ transaction, exactly once per job id (``sinks/loads``), so running it again afte
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import faust
+from duckdb import DuckDBPyConnection
 
 from schemas.envelopes import Envelope
 from schemas.jobs import JOB_RECORD_TYPE, JobKind, JobState, LoadPlan, QueryPlan, job_envelope
@@ -40,12 +42,13 @@ from sinks.iceberg.masking import Masker
 from sinks.iceberg.read_cache import TableReads
 from sinks.job_results import delete_result, describe_columns, result_key, write_result
 from sinks.loads.exceptions import LoadFileError, LoadMappingError
-from sinks.loads.job import LoadResult, LoadStopped, commit, convert_sources
+from sinks.loads.job import LoadResult, LoadStopped, load_sources
 from sinks.objectstore import ObjectStore
 from sinks.query_engine import (
     QueryEngines,
     QueryFailed,
     QueryInterrupted,
+    QueryOutput,
     TableSource,
     local_path,
     run_query,
@@ -62,6 +65,15 @@ SWEEP_SECONDS = 600.0
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+async def _claimed(claim: asyncio.Future[Job | None]) -> Job | None:
+    """The claimed job, or None when the claim failed (it was taken, ended, or the DB refused)."""
+    try:
+        return await claim
+    except Exception:
+        log.exception("claiming a query job failed")
+        return None
 
 
 def parse_job(raw: bytes) -> str | None:
@@ -96,20 +108,32 @@ class AnalyticsRuntime(WorkerRuntime):
     async def start_jobs(self, job_ids: list[str]) -> None:
         await self.ready.wait()
         for job_id in job_ids:
-            job = await self.committer.run(partial(jobs.claim, job_id=job_id, now=now()))
+            job = await asyncio.to_thread(self._queued_job, job_id)
             if job is None:
                 continue
-            task = asyncio.create_task(self._run(job))
+            claim = asyncio.ensure_future(self.committer.run(partial(jobs.claim, job_id=job_id, now=now())))
+            task = asyncio.create_task(self._run(job, claim))
             self.running.add(task)
             task.add_done_callback(self.running.discard)
 
-    async def _run(self, job: Job) -> None:
+    def _queued_job(self, job_id: str) -> Job | None:
+        with self.sessions() as session:
+            job = session.get(Job, job_id)
+            if job is None or job.state != JobState.QUEUED.value:
+                return None
+            session.expunge(job)
+            return job
+
+    async def _run(self, job: Job, claim: asyncio.Future[Job | None]) -> None:
+        """Run a job once ``claim`` (QUEUED → RUNNING) succeeds. A query starts while its claim commits and
+        its result is written only once the claim has succeeded; a load starts after it."""
         started = time.monotonic()
+        outcome: Outcome | None
         try:
             if job.kind == JobKind.LOAD.value:
-                outcome = await self._load(job)
+                outcome = await self._load(job) if await claim is not None else None
             else:
-                outcome = await self._query(job, started)
+                outcome = await self._query(job, started, claim)
         except Exception as exc:
             log.exception("query job crashed", extra={"job_id": job.id})
             outcome = Outcome(
@@ -118,27 +142,34 @@ class AnalyticsRuntime(WorkerRuntime):
                 error_message=f"Internal error: {type(exc).__name__}",
                 error_hint="Retry the query",
             )
+        if outcome is None or await _claimed(claim) is None:
+            return  # someone else holds the job, or it ended while queued
         finished = await self.committer.run(partial(jobs.finish, job_id=job.id, outcome=outcome, now=now()))
         if not finished and outcome.result_key:
             # Cancelled while its result was being written: the result is nobody's.
             await asyncio.to_thread(delete_result, self.store, outcome.result_key)
         log.info("query job ended", extra={"job_id": job.id, "state": outcome.state.value})
 
-    async def _query(self, job: Job, started: float) -> Outcome:
+    async def _query(self, job: Job, started: float, claim: asyncio.Future[Job | None]) -> Outcome | None:
         plan = QueryPlan.model_validate_json(job.plan_json)
-        metadata = await asyncio.to_thread(self._metadata, job.company_id, plan)
         cursor = self.engines.cursor(iceberg.namespace_for(job.company_id))
         loop = asyncio.get_running_loop()
-        work = loop.run_in_executor(self.pool, run_query, cursor, plan, metadata)
-        stopped = await self._watch(job.id, work, cursor.interrupt, started + plan.timeout_seconds)
+        work = loop.run_in_executor(self.pool, self._execute, cursor, job.company_id, plan)
         try:
-            output = await work
-        except QueryInterrupted:
-            output = None
-        except QueryFailed as exc:
-            return Outcome(
-                JobState.FAILED, error_code="QUERY_FAILED", error_message=str(exc), error_hint=None
-            )
+            if await _claimed(claim) is None:
+                cursor.interrupt()
+                with contextlib.suppress(QueryInterrupted, QueryFailed):
+                    await work
+                return None
+            stopped = await self._watch(job.id, work, cursor.interrupt, started + plan.timeout_seconds)
+            try:
+                output = await work
+            except QueryInterrupted:
+                output = None
+            except QueryFailed as exc:
+                return Outcome(
+                    JobState.FAILED, error_code="QUERY_FAILED", error_message=str(exc), error_hint=None
+                )
         finally:
             cursor.close()
         if stopped is JobState.TIMED_OUT:
@@ -163,6 +194,9 @@ class AnalyticsRuntime(WorkerRuntime):
             truncated=output.truncated,
             columns=describe_columns(output.table.schema, masked),
         )
+
+    def _execute(self, cursor: DuckDBPyConnection, company_id: str, plan: QueryPlan) -> QueryOutput:
+        return run_query(cursor, plan, self._metadata(company_id, plan))
 
     async def _watch(
         self, job_id: str, work: asyncio.Future[Any], interrupt: Callable[[], None], deadline: float
@@ -226,11 +260,7 @@ class AnalyticsRuntime(WorkerRuntime):
         handle = iceberg.load_table(self.catalog, job.company_id, job.table_id)
         columns = iceberg.table_columns(handle)
         encrypt = self.masker.encryptor(job.company_id)
-        data, result = convert_sources(self.store, plan, columns, encrypt, stop)
-        if stop.is_set():
-            raise LoadStopped
-        commit(handle, plan, job.id, data)
-        return result
+        return load_sources(self.store, handle, plan, job.id, columns, encrypt, stop)
 
     def _metadata(self, company_id: str, plan: QueryPlan) -> dict[str, TableSource]:
         found: dict[str, TableSource] = {}

@@ -9,22 +9,19 @@ import faust
 from faust.transport.drivers import aiokafka as faust_aiokafka
 
 from schemas.settings import Settings
+from streams.fetch_wait import FetchWait, adapt
 
 Area = Callable[[faust.App, Settings], None]
 _create_worker_consumer = faust_aiokafka.AIOKafkaConsumerThread._create_worker_consumer
 
 
 def _worker_consumer(self: Any, transport: Any) -> Any:
-    """Faust's worker consumer with the fetch wait of our settings instead of its fixed 1.5 s.
-
-    A fetch that finds no new record waits at the broker up to this long. Kafka answers as soon as a record
-    arrives, but the embedded broker (Tansu) waits it out, so a record produced just after a fetch began
-    waited up to 1.5 s before any agent saw it.
-    """
+    """Faust's worker consumer with the adaptive fetch wait of our settings instead of its fixed 1.5 s
+    (``streams/fetch_wait.py``)."""
     consumer = _create_worker_consumer(self, transport)
-    wait = getattr(self.app, "svc_fetch_max_wait_ms", None)
+    wait = getattr(self.app, "svc_fetch_wait", None)
     if wait is not None:
-        consumer._fetch_max_wait_ms = int(wait)
+        adapt(consumer, wait)
     return consumer
 
 
@@ -55,7 +52,11 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = (), app_id: str | 
         producer_linger=0.002,
         stream_wait_empty=True,
     )
-    app.svc_fetch_max_wait_ms = settings.kafka_fetch_max_wait_ms  # type: ignore[attr-defined]
+    app.svc_fetch_wait = FetchWait(  # type: ignore[attr-defined]
+        idle_ms=settings.kafka_fetch_max_wait_ms,
+        busy_ms=min(settings.kafka_fetch_busy_wait_ms, settings.kafka_fetch_max_wait_ms),
+        busy_seconds=settings.kafka_fetch_busy_seconds,
+    )
     for register in areas:
         register(app, settings)
     return app

@@ -83,6 +83,12 @@ async def estimate(
     }
 
 
+def _plan_within_limits(svc: Services, caller: Principal, body: QueryRequest) -> tuple[Planned, int]:
+    """The plan and the row cap of a query the plan's limits allow (one worker-thread hop for both)."""
+    planned = _plan(svc, caller, body.table_id, body.sql)
+    return planned, _check_limits(svc, body, planned, caller.company_id)
+
+
 def _check_limits(svc: Services, body: QueryRequest, planned: Planned, company_id: str) -> int:
     settings = svc.settings
     if body.max_rows is not None and body.max_rows > settings.query_max_result_rows:
@@ -122,8 +128,7 @@ def _check_limits(svc: Services, body: QueryRequest, planned: Planned, company_i
 @router.post("/query")
 async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId) -> Any:
     check_resource(resource_id, body.table_id)
-    planned = await run_in_threadpool(_plan, svc, caller, body.table_id, body.sql)
-    max_rows = await run_in_threadpool(_check_limits, svc, body, planned, caller.company_id)
+    planned, max_rows = await run_in_threadpool(_plan_within_limits, svc, caller, body)
     job_plan = query_plan(planned, max_rows=max_rows, timeout_seconds=svc.settings.query_timeout_seconds)
     job_id = jobs.new_id()
     created = partial(
