@@ -3,12 +3,17 @@ a job runs (the job is handed to another worker and still ends in a final state)
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
 import pytest
 
+from schemas.base import iso_utc
+from schemas.jobs import job_envelope
 from schemas.settings import Settings
+from schemas.topics import ANALYTICS_JOBS
+from sinks.kafka import Publisher
 from tests.fixtures.stack import make_settings
 from tests.fixtures.tables import Tables
 from tests.fixtures.worker import Worker
@@ -96,3 +101,37 @@ def test_data_loaded_per_day_is_limited(tables_world: Tables, worker: Worker) ->
     assert refused.status_code == 429 and refused.json()["errorCode"] == "QUOTA"
     listed = tables_world.analytics("jobs", table_id, {"kind": "LOAD"}).json()["jobs"]
     assert len(listed) == 1
+
+
+async def _deliver_again(settings: Settings, job_id: str, times: int) -> None:
+    publisher = Publisher(settings)
+    await publisher.start()
+    try:
+        for _ in range(times):
+            await publisher.publish(ANALYTICS_JOBS, job_envelope(job_id), key=job_id)
+    finally:
+        await publisher.stop()
+
+
+def test_a_job_delivered_many_times_at_once_runs_once(
+    tables_world: Tables, worker: Worker, kafka_settings: Settings
+) -> None:
+    """Each delivery starts the query while its claim commits; only the one whose claim succeeds finishes."""
+    table_id = tables_world.create()
+    tables_world.analytics("append-rows", table_id, {"rows": ROWS})
+    tables_world.wait_rows(table_id, len(ROWS))
+    sql = "SELECT count(*) AS n FROM orders"
+    job_id = tables_world.analytics("query", table_id, {"sql": sql}).json()["jobId"]
+    asyncio.run(_deliver_again(kafka_settings, job_id, 3))
+    status = wait_state(tables_world, table_id, job_id, {"SUCCEEDED", "FAILED"})
+    assert status["state"] == "SUCCEEDED" and status["resultRowCount"] == 1
+    page = tables_world.analytics("job-results", table_id, {"jobId": job_id}).json()
+    assert page["rows"] == [{"n": len(ROWS)}]
+    asyncio.run(_deliver_again(kafka_settings, job_id, 1))  # after it ended: nothing happens
+    time.sleep(1.0)
+    with tables_world.db.sessions() as session:
+        from sinks.db.models import Job
+
+        job = session.get(Job, job_id)
+        assert job is not None and job.attempt == 1 and job.state == "SUCCEEDED"
+        assert iso_utc(job.finished_at) == status["finishedAt"]
