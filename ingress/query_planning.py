@@ -169,6 +169,7 @@ def query_plan(planned: Planned, *, max_rows: int, timeout_seconds: float) -> Qu
         sql=planned.compiled.sql,
         views=views,
         masked=masked,
+        json_columns=[i for i, carries in enumerate(planned.compiled.json_outputs) if carries],
         max_rows=max_rows,
         timeout_seconds=timeout_seconds,
     )

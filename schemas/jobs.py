@@ -113,6 +113,8 @@ class QueryPlan(WireModel):
     sql: str
     views: list[ViewPlan]
     masked: list[MaskedPlan] = Field(default_factory=list)
+    # Output positions that carry a JSON column unchanged: their values are JSON text, shown parsed.
+    json_columns: list[int] = Field(default_factory=list)
     max_rows: int
     timeout_seconds: float
 

@@ -25,8 +25,11 @@ def result_key(company_id: str, job_id: str) -> str:
     return f"results/{company_id}/{job_id}.parquet"
 
 
-def describe_columns(schema: pa.Schema, masked: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
-    """The stored description of each result column; ``masked`` maps an output index to its masked source."""
+def describe_columns(
+    schema: pa.Schema, masked: dict[int, dict[str, Any]], json_columns: frozenset[int] = frozenset()
+) -> list[dict[str, Any]]:
+    """The stored description of each result column; ``masked`` maps an output index to its masked source,
+    ``json_columns`` are the string outputs that carry a JSON column (typed JSON, shown parsed)."""
     columns: list[dict[str, Any]] = []
     for index, field in enumerate(schema):
         source = masked.get(index)
@@ -41,6 +44,10 @@ def describe_columns(schema: pa.Schema, masked: dict[int, dict[str, Any]]) -> li
                     "column": source["column"],
                 }
             )
+        elif index in json_columns and (
+            pa.types.is_string(field.type) or pa.types.is_large_string(field.type)
+        ):
+            columns.append({"name": field.name, "type": "JSON"})
         else:
             columns.append({"name": field.name, "type": str(column_type_of_arrow(field.type))})
     return columns

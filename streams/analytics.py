@@ -192,7 +192,7 @@ class AnalyticsRuntime(WorkerRuntime):
             result_key=key,
             row_count=output.table.num_rows,
             truncated=output.truncated,
-            columns=describe_columns(output.table.schema, masked),
+            columns=describe_columns(output.table.schema, masked, frozenset(plan.json_columns)),
         )
 
     def _execute(self, cursor: DuckDBPyConnection, company_id: str, plan: QueryPlan) -> QueryOutput:

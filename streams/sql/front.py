@@ -31,7 +31,7 @@ from sqlglot.optimizer.qualify import qualify
 from schemas.column_types import ColumnKind, ColumnType
 from streams.sql.checks import check_tree, is_cte_reference, real_tables, statement_error
 from streams.sql.functions import translate
-from streams.sql.masking import masked_outputs
+from streams.sql.masking import json_outputs, masked_outputs
 from streams.sql.model import (
     MAX_SQL_BYTES,
     CompiledQuery,
@@ -198,6 +198,7 @@ def compile_query(parsed: ParsedQuery, tables: Mapping[str, QueryTable]) -> Comp
     if not isinstance(tree, exp.Query):
         raise SqlError("FORBIDDEN_CONSTRUCT", "Only a query can be run", "Send one SELECT statement")
     masked = masked_outputs(tree, used)
+    carries_json = json_outputs(tree, used)
     translate(tree)
     views = {name: view_name(name) for name in parsed.table_names}
     for table in list(tree.find_all(exp.Table)):
@@ -210,7 +211,7 @@ def compile_query(parsed: ParsedQuery, tables: Mapping[str, QueryTable]) -> Comp
     output_names = tuple(tree.named_selects)
     sql = tree.sql(dialect="duckdb", identify=True, comments=False)
     _recheck(sql)
-    return CompiledQuery(sql, views, output_names, masked, parsed.table_names)
+    return CompiledQuery(sql, views, output_names, masked, parsed.table_names, carries_json)
 
 
 def _recheck(sql: str) -> None:

@@ -13,12 +13,13 @@ it. Every other use (comparisons, joins, grouping, ordering, window partitions, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, ScopeType, build_scope, walk_in_scope
 
-from streams.sql.model import MaskedOutput, QueryTable, SqlError, columns_hint
+from schemas.column_types import ColumnKind
+from streams.sql.model import MaskedOutput, QueryColumn, QueryTable, SqlError, columns_hint
 
 _PROJECTING_SCOPES = (ScopeType.ROOT, ScopeType.DERIVED_TABLE, ScopeType.CTE)
 
@@ -44,13 +45,26 @@ def _unwrap(node: exp.Expr) -> exp.Expr:
     return node
 
 
+def _is_masked(column: QueryColumn) -> bool:
+    return column.masked
+
+
+def _is_json(column: QueryColumn) -> bool:
+    return column.type.kind is ColumnKind.JSON
+
+
 class _Lineage:
-    def __init__(self, tables: Mapping[str, QueryTable]) -> None:
+    """Which table column (of those ``carries`` selects) a column carries unchanged."""
+
+    def __init__(
+        self, tables: Mapping[str, QueryTable], carries: Callable[[QueryColumn], bool] = _is_masked
+    ) -> None:
         self.tables = tables
+        self.carries = carries
         self.memo: dict[tuple[int, str], MaskedOutput | None] = {}
 
     def column(self, scope: Scope, column: exp.Column) -> MaskedOutput | None:
-        """The masked column whose stored value ``column`` carries, if any."""
+        """The (masked) table column whose stored value ``column`` carries, if any."""
         if not column.table:
             # An ORDER BY reference to an output alias of the same SELECT.
             select = scope.expression
@@ -66,7 +80,7 @@ class _Lineage:
             if isinstance(source, exp.Table):
                 table = self.tables.get(source.name)
                 found = table.column(column.name) if table is not None else None
-                return MaskedOutput(source.name, column.name) if found and found.masked else None
+                return MaskedOutput(source.name, column.name) if found and self.carries(found) else None
             if isinstance(source, Scope):
                 return self.output(source, column.name)
             current = current.parent
@@ -158,3 +172,13 @@ def masked_outputs(tree: exp.Query, tables: Mapping[str, QueryTable]) -> tuple[M
     if not isinstance(tree, exp.Select):
         return tuple(None for _ in tree.named_selects)
     return tuple(lineage.expression(root, projection) for projection in tree.expressions)
+
+
+def json_outputs(tree: exp.Query, tables: Mapping[str, QueryTable]) -> tuple[bool, ...]:
+    """Per output column: does it carry a JSON column unchanged (selected bare, through derived tables and
+    CTEs)? Those come back as the JSON value; anything computed from one is the string DuckDB returns."""
+    root = build_scope(tree)
+    if root is None or not isinstance(tree, exp.Select):
+        return tuple(False for _ in tree.named_selects)
+    lineage = _Lineage(tables, carries=_is_json)
+    return tuple(lineage.expression(root, projection) is not None for projection in tree.expressions)

@@ -66,6 +66,7 @@ class CompiledQuery:
     output_names: tuple[str, ...]
     masked_outputs: tuple[MaskedOutput | None, ...]
     tables: tuple[str, ...] = field(default=())
+    json_outputs: tuple[bool, ...] = field(default=())
 
 
 def view_name(sql_name: str) -> str:

@@ -275,3 +275,24 @@ def test_predicates_skip_masked_and_ctes() -> None:
         "SELECT * FROM x WHERE order_id = 2 AND email = 'a'"
     )
     assert found == {"orders": [[("order_id", "=", 1)]]}
+
+
+EVENTS = _table("events", [("event_id", "LONG", False), ("payload", "JSON", False)])
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SELECT payload FROM events", (True,)),
+        ("SELECT event_id, payload AS body FROM events", (False, True)),
+        ("SELECT * FROM events", (False, True, False, False)),
+        ("WITH e AS (SELECT payload FROM events) SELECT payload FROM e", (True,)),
+        ("SELECT p FROM (SELECT payload AS p FROM events) AS t", (True,)),
+        ("SELECT json_extract_scalar(payload, '$.a') AS a FROM events", (False,)),
+        ("SELECT CAST(payload AS VARCHAR) AS text FROM events", (False,)),
+        ("SELECT payload FROM events UNION ALL SELECT payload FROM events", (False,)),
+    ],
+)
+def test_outputs_that_carry_a_json_column_unchanged(sql: str, expected: tuple[bool, ...]) -> None:
+    compiled = compile_query(parse_query(sql), {"events": EVENTS})
+    assert compiled.json_outputs == expected

@@ -236,3 +236,28 @@ def test_jobs_lists_queries_and_appends_newest_first(tables_world: Tables, order
     assert len(appends) == 1 and appends[0]["resultRowCount"] == len(ROWS)
     member = tables_world.analytics("jobs", orders, {"mine": True}, tables_world.member_client)
     assert member.json()["errorCode"] == "FORBIDDEN"
+
+
+def test_json_columns_come_back_as_json_values(tables_world: Tables, worker: Worker) -> None:
+    spec = {
+        "sqlName": "events",
+        "name": "Events",
+        "columns": [{"name": "event_id", "type": "LONG"}, {"name": "payload", "type": "JSON"}],
+    }
+    table_id = tables_world.create(spec)
+    payloads = [{"a": 1, "tags": ["x"]}, [1, 2], "text", None]
+    rows = [{"event_id": i, "payload": p} for i, p in enumerate(payloads)]
+    assert tables_world.analytics("append-rows", table_id, {"rows": rows}).status_code == 200
+    tables_world.wait_rows(table_id, len(rows))
+    answer = query(
+        tables_world,
+        table_id,
+        "WITH e AS (SELECT event_id, payload FROM events) "
+        "SELECT event_id, payload, json_extract_scalar(payload, '$.a') AS a FROM e ORDER BY event_id",
+    ).json()
+    assert answer["state"] == "SUCCEEDED", answer
+    assert [c["type"] for c in answer["preview"]["columns"]] == ["LONG", "JSON", "STRING"]
+    assert [r["payload"] for r in answer["preview"]["rows"]] == payloads
+    assert [r["a"] for r in answer["preview"]["rows"]] == ["1", None, None, None]
+    page = tables_world.analytics("job-results", table_id, {"jobId": answer["jobId"]}).json()
+    assert [r["payload"] for r in page["rows"]] == payloads
