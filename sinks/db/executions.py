@@ -6,8 +6,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from sqlalchemy import Table, func, select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from schemas.webhooks import ExecutionStatus
@@ -15,17 +14,23 @@ from sinks import credentials
 from sinks.db.models import WebhookExecution, WebhookExecutionCount, WebhookPayload
 
 
-def bump(session: Session, webhook_id: str, status: str, delta: int) -> None:
-    values = {"webhook_id": webhook_id, "status": status, "entries": delta}
+def _upsert_count(dialect: Any) -> Any:
     table = cast(Table, WebhookExecutionCount.__table__)
-    conflict: dict[str, Any] = {
-        "index_elements": ["webhook_id", "status"],
-        "set_": {"entries": table.c.entries + delta},
-    }
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(pg_insert(table).values(values).on_conflict_do_update(**conflict))
-    else:
-        session.execute(sqlite_insert(table).values(values).on_conflict_do_update(**conflict))
+    statement = dialect.insert(table)
+    return statement.on_conflict_do_update(
+        index_elements=["webhook_id", "status"],
+        set_={"entries": table.c.entries + statement.excluded.entries},
+    )
+
+
+# Built once per dialect (the delta is a parameter), so each bump is a compiled-statement cache hit.
+_BUMP = {"postgresql": _upsert_count(postgresql), "sqlite": _upsert_count(sqlite)}
+
+
+def bump(session: Session, webhook_id: str, status: str, delta: int) -> None:
+    """Add ``delta`` to the webhook's count of entries in ``status`` (creating the counter)."""
+    values = {"webhook_id": webhook_id, "status": status, "entries": delta}
+    session.execute(_BUMP[session.get_bind().dialect.name], values)
 
 
 def store_payload(
