@@ -122,6 +122,7 @@ class DeliveryRuntime(HandlerRuntime):
             error_message=outcome.error,
             ended_at=ended,
             retry_at=retry_at(config, task.attempt_number, ended, outcome),
+            started_at=attempt.started_at,
         )
         await self.committer.run(lambda session: deliveries.finish(session, result))
         await self.publish_result(

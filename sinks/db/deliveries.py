@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Table, insert, select, update
+from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
 from schemas.deliveries import DeliveryTask
@@ -24,7 +24,47 @@ from sinks.db.models import Webhook, WebhookExecution, WebhookKey, WebhookPayloa
 QUEUED, PROCESSING = ExecutionStatus.QUEUED.value, ExecutionStatus.PROCESSING.value
 # Core INSERTs on the tables, built once: no ORM bookkeeping and a compiled-statement cache hit per delivery.
 _INSERT_PAYLOAD = insert(cast(Table, WebhookPayload.__table__))
-_INSERT_EXECUTION = insert(cast(Table, WebhookExecution.__table__))
+_ENTRIES = cast(Table, WebhookExecution.__table__)
+_INSERT_EXECUTION = insert(_ENTRIES)
+# The worker's per-delivery moves, compare-and-set on the status, as Core statements built once.
+_CLAIM = (
+    update(_ENTRIES)
+    .where(
+        _ENTRIES.c.id == bindparam("entry_id"),
+        _ENTRIES.c.company_id == bindparam("company"),
+        _ENTRIES.c.status == QUEUED,
+    )
+    .values(status=PROCESSING, started_at=bindparam("now"))
+    .returning(_ENTRIES.c.transformed_variables)
+)
+_CONFIG = select(Webhook.config_json).where(Webhook.id == bindparam("webhook"))
+_RETRY_FIELDS = (
+    "execution_id",
+    "webhook_id",
+    "company_id",
+    "payload_id",
+    "attempt_number",
+    "resource_type",
+    "resource_id",
+    "webhook_name",
+    "http_method",
+    "source_ip",
+    "transform_type",
+    "transformed_variables",
+)
+_FINISH = (
+    update(_ENTRIES)
+    .where(_ENTRIES.c.id == bindparam("entry_id"), _ENTRIES.c.status == PROCESSING)
+    .values(
+        status=bindparam("new_status"),
+        ended_at=bindparam("ended"),
+        duration_ms=bindparam("duration"),
+        resource_request_json=bindparam("request"),
+        resource_response_json=bindparam("response"),
+        error_message=bindparam("error"),
+    )
+    .returning(*(_ENTRIES.c[name] for name in _RETRY_FIELDS))
+)
 
 
 @dataclass(frozen=True)
@@ -175,28 +215,24 @@ class Attempt:
 def claim(session: Session, tasks: list[DeliveryTask], now: datetime) -> list[Attempt]:
     """QUEUED → PROCESSING for each task whose entry is still QUEUED; the others were already taken."""
     claimed: list[Attempt] = []
+    configs: dict[str, dict[str, Any]] = {}
     for task in tasks:
-        moved = session.execute(
-            update(WebhookExecution)
-            .where(
-                WebhookExecution.id == task.entry_id,
-                WebhookExecution.company_id == task.company_id,
-                WebhookExecution.status == QUEUED,
-            )
-            .values(status=PROCESSING, started_at=now)
-        )
-        if moved.rowcount != 1:  # type: ignore[attr-defined]
+        row = session.execute(
+            _CLAIM, {"entry_id": task.entry_id, "company": task.company_id, "now": now}
+        ).first()
+        if row is None:
             continue
         executions.bump(session, task.webhook_id, QUEUED, -1)
         executions.bump(session, task.webhook_id, PROCESSING, 1)
-        row = session.execute(
-            select(WebhookExecution.transformed_variables, Webhook.config_json)
-            .join(Webhook, Webhook.id == WebhookExecution.webhook_id)
-            .where(WebhookExecution.id == task.entry_id)
-        ).one()
+        if task.webhook_id not in configs:
+            config_json = session.execute(_CONFIG, {"webhook": task.webhook_id}).scalar_one()
+            configs[task.webhook_id] = json.loads(config_json)
         claimed.append(
             Attempt(
-                task=task, started_at=now, config=json.loads(row[1]), variables=json.loads(row[0] or "{}")
+                task=task,
+                started_at=now,
+                config=configs[task.webhook_id],
+                variables=json.loads(row[0] or "{}"),
             )
         )
     return claimed
@@ -211,40 +247,43 @@ class Finish:
     error_message: str | None
     ended_at: datetime
     retry_at: datetime | None
+    started_at: datetime | None = None  # when the attempt was claimed; durationMs counts from it
 
 
 def finish(session: Session, result: Finish) -> DeliveryTask | None:
     """PROCESSING → SUCCESS/FAILED; a failure with attempts left queues the next attempt (not yet due)."""
-    entry = session.get(WebhookExecution, result.task.entry_id)
-    if entry is None or entry.status != PROCESSING:
+    status = ExecutionStatus.SUCCESS.value if result.ok else ExecutionStatus.FAILED.value
+    started = result.started_at or session.scalar(
+        select(WebhookExecution.started_at).where(WebhookExecution.id == result.task.entry_id)
+    )
+    started = started or result.ended_at
+    row = session.execute(
+        _FINISH,
+        {
+            "entry_id": result.task.entry_id,
+            "new_status": status,
+            "ended": result.ended_at,
+            "duration": max(0, int((result.ended_at - started).total_seconds() * 1000)),
+            "request": result.request_json,
+            "response": result.response_json,
+            "error": result.error_message,
+        },
+    ).first()
+    if row is None:
         return None
-    executions.set_status(session, entry, ExecutionStatus.SUCCESS if result.ok else ExecutionStatus.FAILED)
-    entry.ended_at = result.ended_at
-    started = entry.started_at or result.ended_at
-    entry.duration_ms = max(0, int((result.ended_at - started).total_seconds() * 1000))
-    entry.resource_request_json = result.request_json
-    entry.resource_response_json = result.response_json
-    entry.error_message = result.error_message
+    entry = row._mapping
+    executions.bump(session, entry["webhook_id"], PROCESSING, -1)
+    executions.bump(session, entry["webhook_id"], status, 1)
     if result.ok or result.retry_at is None:
         return None
     retry = executions.add_entry(
         session,
         WebhookExecution(
             id=credentials.new_id(),
-            execution_id=entry.execution_id,
-            webhook_id=entry.webhook_id,
-            company_id=entry.company_id,
-            payload_id=entry.payload_id,
-            attempt_number=entry.attempt_number + 1,
+            **{name: entry[name] for name in _RETRY_FIELDS if name != "attempt_number"},
+            attempt_number=entry["attempt_number"] + 1,
             status=QUEUED,
-            resource_type=entry.resource_type,
-            resource_id=entry.resource_id,
             queued_at=result.ended_at,
-            webhook_name=entry.webhook_name,
-            http_method=entry.http_method,
-            source_ip=entry.source_ip,
-            transform_type=entry.transform_type,
-            transformed_variables=entry.transformed_variables,
             available_at=result.retry_at,
             dispatched_at=None,
         ),
