@@ -1,13 +1,24 @@
 """DuckDB connections that read Iceberg tables, with the extensions loaded from their PyPI wheels (nothing is
-downloaded at run time) and the session in UTC so date_trunc on TIMESTAMPTZ is not shifted."""
+downloaded at run time) and the session in UTC so date_trunc on TIMESTAMPTZ is not shifted.
+
+A table in an ``s3://`` warehouse is read through the ``httpfs`` extension with one S3 secret built from the
+same FileIO properties pyiceberg writes with (``s3.endpoint``, ``s3.region``, the key), so readers and the
+writer always reach the same service with the same key.
+"""
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import duckdb
+
+S3_SCHEME = "s3://"
 
 
 @cache
@@ -20,9 +31,73 @@ def extension_path(name: str) -> Path:
     return path
 
 
-def connect(*, threads: int = 2, memory_limit: str = "2GB") -> duckdb.DuckDBPyConnection:
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+@dataclass(frozen=True)
+class S3Access:
+    """How DuckDB reaches an S3 (or S3-compatible) service. Without an endpoint it is AWS S3 itself."""
+
+    region: str
+    endpoint: str | None = None
+    key_id: str | None = None
+    # Kept out of repr so a logged S3Access never shows the key.
+    secret: str | None = field(default=None, repr=False)
+    session_token: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_properties(cls, properties: Mapping[str, str]) -> S3Access:
+        """From pyiceberg FileIO properties (``s3.region``, ``s3.endpoint``, ``s3.access-key-id``...)."""
+        return cls(
+            region=properties.get("s3.region") or "us-east-1",
+            endpoint=properties.get("s3.endpoint") or None,
+            key_id=properties.get("s3.access-key-id") or None,
+            secret=properties.get("s3.secret-access-key") or None,
+            session_token=properties.get("s3.session-token") or None,
+        )
+
+    def secret_sql(self, name: str = "warehouse") -> str:
+        """``CREATE SECRET`` for this access: path-style URLs and TLS as the endpoint's scheme says."""
+        options = {"TYPE": "s3", "REGION": _literal(self.region)}
+        if self.key_id and self.secret:
+            options.update(KEY_ID=_literal(self.key_id), SECRET=_literal(self.secret))
+        if self.session_token:
+            options["SESSION_TOKEN"] = _literal(self.session_token)
+        if self.endpoint:
+            host, tls = endpoint_host(self.endpoint)
+            options.update(ENDPOINT=_literal(host), URL_STYLE="'path'", USE_SSL=str(tls).lower())
+        listed = ", ".join(f"{key} {value}" for key, value in options.items())
+        return f"CREATE OR REPLACE SECRET {name} ({listed})"
+
+
+def endpoint_host(endpoint: str) -> tuple[str, bool]:
+    """``http://minio:9000`` as ``("minio:9000", False)``; a bare ``host:port`` is taken as HTTPS."""
+    if "://" not in endpoint:
+        return endpoint.rstrip("/"), True
+    parts = urlsplit(endpoint)
+    return parts.netloc, parts.scheme != "http"
+
+
+def s3_access_for(location: str, properties: Mapping[str, str]) -> S3Access | None:
+    """What a connection needs to read files at ``location``: S3 access for ``s3://``, nothing otherwise."""
+    return S3Access.from_properties(properties) if location.startswith(S3_SCHEME) else None
+
+
+def connect(
+    *, threads: int = 2, memory_limit: str = "2GB", s3: S3Access | None = None
+) -> duckdb.DuckDBPyConnection:
     connection = duckdb.connect(":memory:", config={"threads": threads, "memory_limit": memory_limit})
-    for name in ("avro", "iceberg"):
+    names = ("avro", "iceberg", "httpfs") if s3 is not None else ("avro", "iceberg")
+    for name in names:
         connection.execute(f"LOAD '{extension_path(name)}'")
+    if s3 is not None:
+        connection.execute(s3.secret_sql())
     connection.execute("SET TimeZone = 'UTC'")
     return connection
+
+
+def connect_to_table(handle: Any, *, threads: int = 1) -> duckdb.DuckDBPyConnection:
+    """A connection that can read the files of ``handle`` (a pyiceberg table), wherever its warehouse is."""
+    s3 = s3_access_for(str(handle.metadata_location), handle.io.properties)
+    return connect(threads=threads, s3=s3)

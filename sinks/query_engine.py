@@ -1,10 +1,22 @@
 """DuckDB for user SQL: one locked-down database per company, a fresh cursor (connection) per query.
 
-Each company's database loads the extensions once, may read only that company's warehouse directory, has
+Each company's database loads the extensions once, may read only that company's warehouse prefix, has
 external access off and its configuration locked, so nothing a query says can change a setting or reach a
 file of another company, the machine or the network. A query gets its own cursor: its views over the
 tables' current Iceberg snapshots are TEMP views, visible to that cursor alone. The SQL it runs was checked
 and rewritten by the SQL front (``streams.sql``); this module is the second line of defence.
+
+The warehouse is a local directory or an ``s3://bucket/prefix``. For S3 the database also loads ``httpfs``
+and gets one S3 secret (endpoint, region, key, path-style URLs) before the lock-down, and
+``allowed_directories`` holds the URL prefix ``s3://bucket/prefix/c_<company>/``. Checked on DuckDB 1.5.5
+(``tests/integration/analytics/test_s3_warehouse.py``): views, ``iceberg_scan`` and ``read_parquet`` of
+files under that prefix read; a file under another prefix of the same bucket or another company's prefix,
+an ``http://`` URL (the S3 endpoint's own included), another scheme (``s3a://``, ``gcs://``, ``S3://``),
+``glob`` over the bucket and a local file are refused with a permission error; settings cannot change.
+Two gaps remain, closed only by the SQL front, which lets no file or URL reader and nothing but one
+SELECT through: the URL prefix is compared as text before httpfs resolves ``..``, so
+``s3://bucket/prefix/c_<company>/../other/x`` passes the check and reads ``s3://bucket/prefix/other/x``
+(a local path with ``..`` is refused); and ``CREATE SECRET`` still runs after ``lock_configuration``.
 """
 
 from __future__ import annotations
@@ -20,7 +32,7 @@ import duckdb
 import pyarrow as pa
 
 from schemas.jobs import QueryPlan
-from sinks.duckdb_engine import connect
+from sinks.duckdb_engine import S3_SCHEME, S3Access, connect
 
 
 class QueryFailed(Exception):
@@ -36,7 +48,15 @@ def local_path(location: str) -> str:
     parsed = urlparse(location)
     if parsed.scheme in ("", "file"):
         return unquote(parsed.path) if parsed.scheme else location
-    raise ValueError(f"the query engine reads local warehouses only, not {parsed.scheme}://")
+    raise ValueError(f"not a local path: {parsed.scheme}://")
+
+
+def readable_path(location: str) -> str:
+    """What DuckDB opens for a warehouse location: a local path for `file://` or a plain path, an `s3://`
+    URL as it is; other schemes are refused."""
+    if location.startswith(S3_SCHEME):
+        return location
+    return local_path(location)
 
 
 def _quote(name: str) -> str:
@@ -50,16 +70,26 @@ def _literal(text: str) -> str:
 class QueryEngines:
     """Locked DuckDB databases per company, the least recently used closed beyond ``size``."""
 
-    def __init__(self, warehouse_dir: Path, *, threads: int, memory_limit: str, size: int = 4) -> None:
-        self._warehouse = warehouse_dir
+    def __init__(
+        self,
+        warehouse: Path | str,
+        *,
+        threads: int,
+        memory_limit: str,
+        s3: S3Access | None = None,
+        size: int = 4,
+    ) -> None:
+        self._warehouse = readable_path(str(warehouse)).rstrip("/")
+        self._s3 = s3
         self._threads = threads
         self._memory_limit = memory_limit
         self._size = size
         self._databases: OrderedDict[str, duckdb.DuckDBPyConnection] = OrderedDict()
         self._lock = threading.Lock()
 
-    def company_dir(self, namespace: str) -> Path:
-        return self._warehouse / namespace
+    def company_prefix(self, namespace: str) -> str:
+        """The one directory (or S3 URL prefix) a company's database may read, ending in `/`."""
+        return f"{self._warehouse}/{namespace}/"
 
     def cursor(self, namespace: str) -> duckdb.DuckDBPyConnection:
         with self._lock:
@@ -74,10 +104,11 @@ class QueryEngines:
             return database.cursor()
 
     def _open(self, namespace: str) -> duckdb.DuckDBPyConnection:
-        folder = self.company_dir(namespace)
-        folder.mkdir(parents=True, exist_ok=True)
-        database = connect(threads=self._threads, memory_limit=self._memory_limit)
-        database.execute(f"SET allowed_directories = [{_literal(str(folder) + '/')}]")
+        prefix = self.company_prefix(namespace)
+        if not prefix.startswith(S3_SCHEME):
+            Path(prefix).mkdir(parents=True, exist_ok=True)
+        database = connect(threads=self._threads, memory_limit=self._memory_limit, s3=self._s3)
+        database.execute(f"SET allowed_directories = [{_literal(prefix)}]")
         database.execute("SET enable_external_access = false")
         database.execute("SET lock_configuration = true")
         return database
@@ -91,7 +122,7 @@ class QueryEngines:
 
 @dataclass(frozen=True)
 class TableSource:
-    """Where a view reads a table's snapshot: its data files (local paths) when they are known to hold
+    """Where a view reads a table's snapshot: its data files (readable paths) when they are known to hold
     exactly its rows, else its metadata file through the Iceberg extension."""
 
     metadata: str

@@ -9,7 +9,7 @@ import pyarrow as pa
 from pyiceberg.expressions import AlwaysFalse, BooleanExpression, In
 
 from schemas.column_types import ColumnDef
-from sinks.duckdb_engine import connect
+from sinks.duckdb_engine import connect_to_table
 from sinks.iceberg import writer
 from sinks.iceberg.convert import rows_to_arrow
 from streams.svcdb import RECORD_ID, Predicate, SvcDbError, record_predicate, row_of, where_predicate
@@ -27,7 +27,7 @@ def _converted(
 def matching_ids(handle: Any, predicate: Predicate) -> list[int]:
     if handle.current_snapshot() is None:
         return []
-    with connect(threads=1) as connection:
+    with connect_to_table(handle) as connection:
         rows = connection.execute(
             f"SELECT {RECORD_ID} FROM iceberg_scan(?) WHERE {predicate.sql}",  # noqa: S608 - bound parameters only
             [handle.metadata_location, *predicate.parameters],

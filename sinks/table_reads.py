@@ -2,7 +2,8 @@
 filter applied and hidden columns never selected.
 
 The SQL is assembled from quoted column names of the table's definition, the table's own metadata location
-and a row filter that was checked against an allow-list when it was granted, never from request text.
+and a row filter that was checked against an allow-list when it was granted, never from request text. A table
+in an ``s3://`` warehouse is read with the S3 access of the table's own FileIO (``sinks/duckdb_engine.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 import sqlglot
 
 from schemas.column_types import ColumnKind, MaskStrategy, parse_column_type
-from sinks.duckdb_engine import connect
+from sinks.duckdb_engine import connect_to_table
 from sinks.iceberg.results import ResultColumn, to_json_rows
 
 TOP_VALUES = 5
@@ -76,7 +77,7 @@ def preview_rows(
         return []
     selected = ", ".join(_quote(c["name"]) for c in columns)
     sql = f"SELECT {selected} FROM {_source(handle, row_filter)} ORDER BY _record_id LIMIT {int(limit)}"
-    with connect(threads=1) as connection:
+    with connect_to_table(handle) as connection:
         table = connection.execute(sql).to_arrow_table()
     return to_json_rows(table, result_columns(columns), reveal=decrypt is not None, decrypt=decrypt)
 
@@ -93,7 +94,7 @@ def table_stats(
         }
     source = _source(handle, row_filter)
     stats: dict[str, dict[str, Any]] = {}
-    with connect(threads=1) as connection:
+    with connect_to_table(handle) as connection:
         for column, shown in zip(columns, result_columns(columns), strict=True):
             name = _quote(column["name"])
             kind = shown.type.kind

@@ -24,7 +24,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import faust
@@ -37,6 +36,7 @@ from schemas.topics import ANALYTICS_JOBS
 from sinks.db import jobs, tables
 from sinks.db.jobs import Outcome
 from sinks.db.models import Job
+from sinks.duckdb_engine import s3_access_for
 from sinks.iceberg import catalog as iceberg
 from sinks.iceberg.masking import Masker
 from sinks.iceberg.read_cache import TableReads
@@ -50,7 +50,7 @@ from sinks.query_engine import (
     QueryInterrupted,
     QueryOutput,
     TableSource,
-    local_path,
+    readable_path,
     run_query,
 )
 from streams.app import raw_topic
@@ -90,13 +90,19 @@ def parse_job(raw: bytes) -> str | None:
 class AnalyticsRuntime(WorkerRuntime):
     def __init__(self, settings: Settings, **kwargs: Any) -> None:
         super().__init__(settings, name="analytics-commit", **kwargs)
-        self.catalog = iceberg.make_catalog(settings.resolved_database_url, settings.resolved_warehouse)
+        storage = iceberg.storage_properties(settings)
+        self.catalog = iceberg.make_catalog(
+            settings.resolved_database_url, settings.resolved_warehouse, **storage
+        )
         self.store = ObjectStore.from_settings(settings)
         self.masker = Masker(settings.secret_key)
         self.reads = TableReads(self.catalog)
-        warehouse = Path(local_path(iceberg.warehouse_location(settings.resolved_warehouse)))
+        warehouse = iceberg.warehouse_location(settings.resolved_warehouse)
         self.engines = QueryEngines(
-            warehouse, threads=settings.query_threads, memory_limit=settings.query_memory_limit
+            warehouse,
+            threads=settings.query_threads,
+            memory_limit=settings.query_memory_limit,
+            s3=s3_access_for(warehouse, storage),
         )
         self.pool = ThreadPoolExecutor(settings.query_concurrency, thread_name_prefix="query")
 
@@ -266,8 +272,8 @@ class AnalyticsRuntime(WorkerRuntime):
         found: dict[str, TableSource] = {}
         for view in plan.views:
             snapshot = self.reads.snapshot(company_id, view.table_id)
-            files = None if snapshot.data_files is None else tuple(map(local_path, snapshot.data_files))
-            found[view.table_id] = TableSource(local_path(snapshot.metadata_location), files)
+            files = None if snapshot.data_files is None else tuple(map(readable_path, snapshot.data_files))
+            found[view.table_id] = TableSource(readable_path(snapshot.metadata_location), files)
         return found
 
     async def reconcile(self) -> None:

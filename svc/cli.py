@@ -91,10 +91,11 @@ def _create_table(
 ) -> BaseModel:
     # Imported here: Iceberg's catalog costs a third of a second to import, and only this command needs it.
     from ingress.table_specs import register_table
-    from sinks.iceberg.catalog import make_catalog
+    from sinks.iceberg.catalog import make_catalog, storage_properties
 
     admin = tenancy.primary_admin(session, company_id)
-    catalog = make_catalog(settings.resolved_database_url, settings.resolved_warehouse)
+    properties = storage_properties(settings)
+    catalog = make_catalog(settings.resolved_database_url, settings.resolved_warehouse, **properties)
     return CreatedTableId(table_id=register_table(session, catalog, company_id, admin.id, body).id)
 
 
@@ -154,10 +155,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_admin(settings, args)
     logs.configure(settings.log_level, role=args.role)
     if args.role == "migrate":
-        from sinks.iceberg.catalog import make_catalog
+        from sinks.iceberg.catalog import make_catalog, storage_properties
 
         upgrade(settings.resolved_database_url)
-        make_catalog(settings.resolved_database_url, settings.resolved_warehouse).engine.dispose()
+        properties = storage_properties(settings)
+        make_catalog(
+            settings.resolved_database_url, settings.resolved_warehouse, **properties
+        ).engine.dispose()
         return 0
     from svc import roles, supervisor
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyiceberg.catalog.sql import SqlCatalog
 from pyiceberg.exceptions import (
@@ -47,6 +48,9 @@ from schemas.column_types import (
 )
 from sinks.iceberg.exceptions import CommitConflict, InvalidSchema, TableExists, TableNotFound
 from sinks.iceberg.types import iceberg_schema, iceberg_type
+
+if TYPE_CHECKING:
+    from schemas.settings import Settings
 
 CATALOG_NAME = "svc"
 COLUMNS_PROPERTY = "svc.columns"
@@ -90,6 +94,28 @@ def warehouse_location(warehouse: str) -> str:
     path = Path(warehouse).expanduser().resolve()
     path.mkdir(parents=True, exist_ok=True)
     return path.as_uri()
+
+
+def storage_properties(settings: Settings) -> dict[str, str]:
+    """pyiceberg FileIO properties for an `s3://` warehouse (none for a local one): `SVC_S3_ENDPOINT` with
+    path-style URLs, and the region and key from the standard AWS chain, read once when the process starts.
+    Readers (DuckDB's S3 secret) are built from the same properties."""
+    if not settings.resolved_warehouse.startswith("s3://"):
+        return {}
+    import boto3  # only an s3:// warehouse pays for importing it
+
+    session = boto3.session.Session()
+    # boto3 itself reads only AWS_DEFAULT_REGION; AWS_REGION is what the other AWS SDKs (and compose) set.
+    properties = {"s3.region": os.environ.get("AWS_REGION") or session.region_name or "us-east-1"}
+    if settings.s3_endpoint:
+        properties.update({"s3.endpoint": settings.s3_endpoint, "s3.force-virtual-addressing": "false"})
+    credentials = session.get_credentials()
+    if credentials is not None:
+        frozen = credentials.get_frozen_credentials()
+        properties.update({"s3.access-key-id": frozen.access_key, "s3.secret-access-key": frozen.secret_key})
+        if frozen.token:
+            properties["s3.session-token"] = frozen.token
+    return properties
 
 
 def make_catalog(database_url: str, warehouse: str, **properties: str) -> SqlCatalog:
