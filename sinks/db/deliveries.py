@@ -37,6 +37,23 @@ _CLAIM = (
     .values(status=PROCESSING, started_at=bindparam("now"))
     .returning(_ENTRIES.c.transformed_variables)
 )
+# Columns, not entities: the trigger reads this once per request and needs no ORM identity.
+_TARGET = (
+    select(
+        Webhook.id,
+        Webhook.company_id,
+        Webhook.name,
+        Webhook.is_enabled,
+        Webhook.config_json,
+        WebhookKey.id.label("key_id"),
+        WebhookKey.secret_digest,
+        WebhookKey.enabled.label("key_enabled"),
+    )
+    .outerjoin(
+        WebhookKey, (WebhookKey.webhook_id == Webhook.id) & (WebhookKey.company_id == Webhook.company_id)
+    )
+    .where(Webhook.id == bindparam("webhook"))
+)
 _CONFIG = select(Webhook.config_json).where(Webhook.id == bindparam("webhook"))
 _RETRY_FIELDS = (
     "execution_id",
@@ -81,25 +98,18 @@ class TriggerTarget:
 
 def load_target(session: Session, webhook_id: str) -> TriggerTarget | None:
     """The public trigger knows only the webhook id; the webhook row names its company."""
-    row = session.execute(
-        select(Webhook, WebhookKey)
-        .outerjoin(
-            WebhookKey, (WebhookKey.webhook_id == Webhook.id) & (WebhookKey.company_id == Webhook.company_id)
-        )
-        .where(Webhook.id == webhook_id)
-    ).first()
+    row = session.execute(_TARGET, {"webhook": webhook_id}).first()
     if row is None:
         return None
-    webhook, key = row
     return TriggerTarget(
-        webhook_id=webhook.id,
-        company_id=webhook.company_id,
-        name=webhook.name,
-        is_enabled=webhook.is_enabled,
-        config=json.loads(webhook.config_json),
-        key_id=key.id if key else None,
-        key_digest=key.secret_digest if key else None,
-        key_enabled=bool(key and key.enabled),
+        webhook_id=row.id,
+        company_id=row.company_id,
+        name=row.name,
+        is_enabled=row.is_enabled,
+        config=json.loads(row.config_json),
+        key_id=row.key_id,
+        key_digest=row.secret_digest,
+        key_enabled=bool(row.key_id and row.key_enabled),
     )
 
 
