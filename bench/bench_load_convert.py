@@ -3,8 +3,11 @@
 
 A CSV of seven typical columns (LONG, STRING, DECIMAL(12,2), DATE, TIMESTAMPTZ, DOUBLE, BOOLEAN) is
 generated once; then, alternately, `pyarrow.csv.read_csv` with type inference and `read_batches` +
-`convert_batch` read it. With ``--bad-every N`` every Nth row has a refused DECIMAL and every 5Nth row
-an extra field (a malformed line). Best and median of the runs are printed, never asserted.
+`convert_batch` read it. With ``--stage`` a third reader also writes the converted rows as the data files
+of a table (`StagedFiles`, the load's writing threads; SQLite catalog and warehouse in the temporary folder)
+and deletes them, which is a load without its service and its commit. With ``--bad-every N`` every Nth row
+has a refused DECIMAL and every 5Nth row an extra field (a malformed line). Best and median of the runs are
+printed, never asserted.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ import random
 import statistics
 import tempfile
 import time
+import uuid
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pyarrow as pa
@@ -23,7 +28,10 @@ import pyarrow.csv as pcsv
 import pyarrow.fs
 
 from schemas.column_types import ColumnDef, parse_column_type
+from sinks.iceberg import catalog as iceberg
+from sinks.iceberg import writer
 from sinks.loads import CsvOptions, Rejected, convert_batch, plan_columns, read_batches
+from sinks.loads.stage import StagedFiles
 
 COLUMNS = [
     ColumnDef(name, parse_column_type(type_text))
@@ -70,7 +78,7 @@ def pyarrow_read(path: Path) -> int:
     return int(pcsv.read_csv(path, parse_options=skip).num_rows)
 
 
-def load_read(path: Path) -> int:
+def load_read(path: Path, stage: StagedFiles | None = None) -> int:
     options = CsvOptions()
     reader = read_batches(pyarrow.fs.LocalFileSystem(), str(path), "CSV", options)
     plan, _ = plan_columns(reader.column_names, COLUMNS, None)
@@ -82,7 +90,22 @@ def load_read(path: Path) -> int:
             first_row=part.first_row, malformed=part.malformed, sample=sample,
         )  # fmt: skip
         rows += converted.table.num_rows + converted.rejected_count
+        if stage is not None and converted.table.num_rows:
+            stage.add(converted.table)
+    if stage is not None:
+        stage.finish()
+        stage.discard()
     return rows
+
+
+def staged_read(folder: Path, path: Path) -> int:
+    """`load_read`, the rows also written as data files of a fresh table (then deleted, never committed)."""
+    catalog = iceberg.make_catalog(f"sqlite:///{folder / 'catalog.db'}", str(folder / "warehouse"))
+    try:
+        table = iceberg.create_table(catalog, uuid.uuid4().hex, uuid.uuid4().hex, COLUMNS)
+        return load_read(path, StagedFiles(table, uuid.uuid4().hex, writer.next_record_id(table)))
+    finally:
+        catalog.engine.dispose()
 
 
 def main() -> int:
@@ -90,6 +113,7 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=2_100_000, help="rows of the CSV (2.1M: about 200 MB)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--bad-every", type=int, default=0, help="every Nth row refused (0: a clean file)")
+    parser.add_argument("--stage", action="store_true", help="also time writing the rows as data files")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "load.csv"
@@ -99,6 +123,8 @@ def main() -> int:
             "pyarrow.csv.read_csv (inference)": pyarrow_read,
             "read_batches + convert_batch": load_read,
         }
+        if args.stage:
+            readers["... + StagedFiles (data files)"] = partial(staged_read, Path(folder))
         times: dict[str, list[float]] = {name: [] for name in readers}
         rows = 0
         for _ in range(args.runs):

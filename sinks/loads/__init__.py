@@ -11,6 +11,9 @@ A load job reads each source like this::
             first_row=part.first_row, malformed=part.malformed, sample=sample,
         )
         # converted.table: accepted rows; converted.rejected_count includes malformed lines
+
+The accepted rows go to `stage.StagedFiles`, which writes them as the table's data files while reading goes
+on, and `writer.commit_staged` commits those files once; `job.load_sources` runs a whole load that way.
 """
 
 from sinks.loads.convert import Converted, Rejected, convert_batch, plan_columns, user_schema

@@ -152,6 +152,10 @@ def _text_cast(
 
 
 def _boolean_cast(texts: pa.Array) -> pa.Array:
+    # Arrow's cast reads exactly true/false (any case) and 1/0, a subset of BOOLEAN_TEXTS meaning the same,
+    # at a tenth of the cost of looking every text up; the other spellings take the lookup.
+    with contextlib.suppress(pa.ArrowInvalid):
+        return pc.cast(texts, pa.bool_())
     positions = pc.index_in(texts, value_set=_BOOLEAN_SET)
     if positions.null_count != texts.null_count:
         positions = pc.index_in(pc.utf8_lower(texts), value_set=_BOOLEAN_SET)

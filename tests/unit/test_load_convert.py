@@ -168,6 +168,21 @@ def test_cast_failure_isolates_bad_cells_only() -> None:
 
 
 @pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (["true", "FALSE", "True", "0", "1", None], [True, False, True, False, True, None]),
+        (["true", "yes", "F", "0", " no ", "T"], [True, True, False, False, False, True]),
+    ],
+)
+def test_a_boolean_column_reads_every_spelling_in_one_array(
+    texts: list[str | None], expected: list[bool | None]
+) -> None:
+    result = convert([column("BOOLEAN")], {"v": texts})
+    assert result.rejected_count == 0
+    assert result.table.column("v").to_pylist() == expected
+
+
+@pytest.mark.parametrize(
     "type_text", ["INT", "DOUBLE", "DECIMAL(5,1)", "BOOLEAN", "DATE", "TIMESTAMPTZ", "JSON"]
 )
 def test_empty_and_blank_fields_are_null_except_in_strings(type_text: str) -> None:
