@@ -4,9 +4,11 @@ The real stack runs as ``svc up``. A table of eight typical columns, partitioned
 pre-generated 1,000-row calls from a few concurrent clients; the run ends when every row can be read from
 the table's current Iceberg snapshot. A poller thread watches the catalog's metadata pointer and, whenever
 it moves, asks DuckDB which load ids the new snapshot holds, so each call's time from its 200 to being
-readable is known. The baseline, measured in the same run before the stack starts, converts the same
-batches with the service's own converter and appends them with pyiceberg into a table of a separate catalog
-and warehouse. Times are printed, never asserted.
+readable is known. Two baselines, measured in the same run before the stack starts, convert the same
+batches with the service's own converter and append them with pyiceberg into tables of a separate catalog
+and warehouse: A commits each 1,000-row call on its own (the literal baseline), B commits 50 calls at a time,
+as the table writer groups a second of calls (the stronger one). The report prints the committed rate's
+ratio to each. Times are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -177,9 +179,9 @@ def measure_baselines(workdir: Path, batches: list[list[dict[str, Any]]]) -> tup
     group_size = max(1, math.ceil(TARGET_ROWS_PER_SECOND * COMMIT_INTERVAL_SECONDS / BATCH_ROWS))
     results: list[Baseline] = []
     for name, groups in (
-        ("one append per call", [[rows] for rows in batches]),
+        (f"A, one commit per {BATCH_ROWS:,}-row call", [[rows] for rows in batches]),
         (
-            f"{group_size} calls per append",
+            f"B, {group_size} calls ({group_size * BATCH_ROWS:,} rows) per commit",
             [batches[i : i + group_size] for i in range(0, len(batches), group_size)],
         ),
     ):
@@ -497,14 +499,14 @@ def report(
     http = _seconds(service.http_seconds)
 
     def line(label: str, value: str, target: str = "", verdict: str = "") -> None:
-        print(f"{label:<58}{value:>22}  {target:<12}{verdict}")
+        print(f"{label:<76}{value:>16}  {target:<12}{verdict}")
 
     print()
     print(
         f"append-rows: {len(load.calls)} calls x {BATCH_ROWS:,} rows = {rows:,} rows, "
         f"{args.concurrency} clients, commit interval {COMMIT_INTERVAL_SECONDS:.0f} s"
     )
-    header = f"{'metric':<58}{'value':>22}  {'target':<12}verdict"
+    header = f"{'metric':<76}{'value':>16}  {'target':<12}verdict"
     print(header)
     print("-" * len(header))
     line("accepted rows/s (first send to last 200)", f"{accepted_rate:,.0f}")
@@ -525,19 +527,21 @@ def report(
     for baseline, rate in ((per_call, raw_per_call), (grouped, raw_grouped)):
         share = baseline.convert_seconds / baseline.seconds
         line(
-            f"raw pyiceberg, {baseline.name} ({baseline.seconds:.1f} s, {share:.0%} converting)",
+            f"raw pyiceberg {baseline.name} ({baseline.seconds:.1f} s, {share:.0%} converting)",
             f"{rate:,.0f}",
         )
     if committed_rate is not None:
-        line(
-            f"ratio committed / raw ({grouped.name})",
-            f"{committed_rate / raw_grouped:.2f}",
-            ">= 0.5",
-            _verdict(committed_rate / raw_grouped >= TARGET_RATIO),
-        )
-        line(
-            f"ratio committed / raw ({per_call.name}), for reference", f"{committed_rate / raw_per_call:.2f}"
-        )
+        group_size = math.ceil(len(load.calls) / grouped.appends)
+        for label, rate in (
+            ("A (literal baseline, 1 call per commit)", raw_per_call),
+            (f"B (stronger baseline, {group_size} calls per commit)", raw_grouped),
+        ):
+            line(
+                f"ratio committed / raw {label}",
+                f"{committed_rate / rate:.2f}",
+                f">= {TARGET_RATIO}",
+                _verdict(committed_rate / rate >= TARGET_RATIO),
+            )
     if sampled is not None:
         line(
             f"time to visibility p50/p95/p99 s, every {args.sample_every}th call "
@@ -569,10 +573,11 @@ def report(
     )
     print()
     print(
-        f"The ratio uses '{grouped.name}': the table writer commits once per "
-        f"~{COMMIT_INTERVAL_SECONDS:.0f} s interval (here {commits.rows_mean:,.0f} rows per commit on "
-        "average), so a raw path making one commit per call would pay commit costs the service never pays "
-        f"and flatter the ratio. {grouped.name.capitalize()} is one interval's worth at the target rate."
+        "Both ratios divide the service's committed rate by a raw pyiceberg append of the same batches, "
+        "measured in this run before the stack starts. A commits each call's rows on its own, as the issue "
+        f"literally asks; {grouped.name.replace(',', ' commits', 1)}: one commit interval's worth at the "
+        f"target rate (the table writer made {commits.rows_mean:,.0f} rows per commit on average here). "
+        "Commits, not rows, cost pyiceberg most, so A is easy to beat and B is the fairer comparison."
     )
 
 

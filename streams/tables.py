@@ -13,12 +13,15 @@ import asyncio
 import json
 import logging
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import faust
 import mode
+import pyarrow as pa
 
+from schemas.column_types import ColumnDef
 from schemas.envelopes import Envelope
 from schemas.settings import Settings
 from schemas.topics import TABLE_APPENDS
@@ -28,7 +31,7 @@ from sinks.db.engine import make_engine, make_sessions
 from sinks.db.models import AnalyticsTable, TableWrite
 from sinks.iceberg import catalog as iceberg
 from sinks.iceberg import writer
-from sinks.iceberg.convert import rows_to_arrow
+from sinks.iceberg.convert import from_ipc, rows_to_arrow
 from sinks.iceberg.masking import Masker
 from sinks.kafka import Publisher
 from streams.app import raw_topic
@@ -48,6 +51,22 @@ def _runs(pending: list[tuple[str, str, Any]]) -> list[tuple[str, list[tuple[str
         else:
             runs.append((kind, [(write_id, payload)]))
     return runs
+
+
+def write_payload(write: TableWrite) -> str | bytes:
+    """An append's Arrow rows when it has them, else the JSON text (a svcdb operation, or an older append)."""
+    return write.payload_rows if write.payload_rows is not None else write.payload_json
+
+
+def append_batch(
+    columns: list[ColumnDef], payload: str | bytes, write_id: str, encrypt: Callable[[str], str]
+) -> pa.Table:
+    """An accepted append's rows as the writer commits them."""
+    if isinstance(payload, bytes):
+        return from_ipc(payload)  # converted and encrypted by the ingress
+    # An append accepted before payload_rows existed: its rows as sent, validated but not yet encrypted.
+    rows = json.loads(payload)
+    return rows_to_arrow(columns, rows, load_id=write_id, first_record_id=0, encrypt=encrypt).table
 
 
 def write_ids_by_table(raw_records: list[bytes]) -> dict[str, list[str]]:
@@ -71,7 +90,11 @@ class TableWriter(mode.Service):
         self.settings = settings
         self.engine = make_engine(settings.resolved_database_url)
         self.sessions = make_sessions(self.engine)
-        self.catalog = iceberg.make_catalog(settings.resolved_database_url, settings.resolved_warehouse)
+        self.catalog = iceberg.make_catalog(
+            settings.resolved_database_url,
+            settings.resolved_warehouse,
+            **iceberg.storage_properties(settings),
+        )
         self.masker = Masker(settings.secret_key)
         self.publisher = Publisher.shared(settings)
         self.locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
@@ -119,9 +142,7 @@ class TableWriter(mode.Service):
             if table is None or not writes:
                 return 0
             company_id = table.company_id
-            # Payloads stay JSON text until each is converted: decoding a whole batch first keeps ~100k row
-            # dicts alive at once, and the garbage collector then costs more than the decoding.
-            pending = [(write.id, write.kind, write.payload_json) for write in writes]
+            pending = [(write.id, write.kind, write_payload(write)) for write in writes]
         handle = iceberg.load_table(self.catalog, company_id, table_id)
         columns = iceberg.table_columns(handle)
         encrypt = self.masker.encryptor(company_id)
@@ -129,7 +150,7 @@ class TableWriter(mode.Service):
         for kind, run in _runs(pending):
             if kind == "APPEND":
                 batches = [
-                    (write_id, self._arrow(columns, payload, write_id, encrypt)) for write_id, payload in run
+                    (write_id, append_batch(columns, payload, write_id, encrypt)) for write_id, payload in run
                 ]
                 appended += writer.append(handle, batches).rows
                 self._finish([write_id for write_id, _ in run], table_id, None)
@@ -146,12 +167,6 @@ class TableWriter(mode.Service):
                 self._finish([write_id], table_id, None)
         log.info("table commit", extra={"table_id": table_id, "rows": appended, "writes": len(pending)})
         return appended
-
-    @staticmethod
-    def _arrow(columns: list[Any], payload: str, write_id: str, encrypt: Any) -> Any:
-        # The rows were validated when they were accepted; converting again adds encryption and the load id.
-        rows = json.loads(payload)
-        return rows_to_arrow(columns, rows, load_id=write_id, first_record_id=0, encrypt=encrypt).table
 
     def _finish(self, write_ids: list[str], table_id: str, error: str | None) -> None:
         now = datetime.now(UTC)

@@ -12,6 +12,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -267,7 +268,9 @@ class TableWrite(Base):
     """One accepted write (an append's rows, or a svcdb operation), durable before the caller's answer.
 
     The Kafka record carries only this id; the table's writer commits PENDING writes to Iceberg with their ids
-    in the snapshot summary (exactly once), then marks them COMMITTED."""
+    in the snapshot summary (exactly once), then marks them COMMITTED. An append's rows are in
+    ``payload_rows`` (validated, masked columns encrypted, as an Arrow IPC stream); ``payload_json`` holds a
+    svcdb operation, or the rows as sent for appends accepted before ``payload_rows`` existed."""
 
     __tablename__ = "table_writes"
     __table_args__ = (Index("ix_table_writes_pending", "status", "table_id", "created_at"),)
@@ -277,6 +280,7 @@ class TableWrite(Base):
     company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"))
     kind: Mapped[str] = mapped_column(String(16))
     payload_json: Mapped[str] = mapped_column(Text)
+    payload_rows: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     row_count: Mapped[int] = mapped_column(Integer, default=0)
     status: Mapped[str] = mapped_column(String(16), default="PENDING")
     error_message: Mapped[str | None] = mapped_column(Text, nullable=True)

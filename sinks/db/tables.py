@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from sinks.db.models import AnalyticsTable, TableGrant, TableWrite, utcnow
@@ -150,6 +150,39 @@ def add_write(
     return write_id
 
 
+def add_append(
+    session: Session,
+    *,
+    write_id: str,
+    table_id: str,
+    company_id: str,
+    rows: bytes,
+    row_count: int,
+    now: datetime,
+    created_by: str | None = None,
+) -> str:
+    """An append's accepted rows (Arrow IPC from `convert.to_ipc`), PENDING for the table's writer."""
+    # A Core INSERT on the session's connection, with bound parameters: half the CPU of the ORM's insert
+    # paths, and the statement compiles once.
+    session.connection().execute(
+        insert(TableWrite),
+        {
+            "id": write_id,
+            "created_by": created_by,
+            "table_id": table_id,
+            "company_id": company_id,
+            "kind": "APPEND",
+            "payload_json": "null",
+            "payload_rows": rows,
+            "row_count": row_count,
+            "status": "PENDING",
+            "created_at": now,
+            "dispatched_at": now,
+        },
+    )
+    return write_id
+
+
 def pending_writes(session: Session, table_id: str, ids: list[str]) -> list[TableWrite]:
     return list(
         session.scalars(
@@ -161,17 +194,22 @@ def pending_writes(session: Session, table_id: str, ids: list[str]) -> list[Tabl
 
 
 def mark_committed(session: Session, ids: list[str], now: datetime) -> None:
-    for write in session.scalars(select(TableWrite).where(TableWrite.id.in_(ids))):
-        write.status = "COMMITTED"
-        write.committed_at = now
-        write.payload_json = "null"  # the rows now live in Iceberg
+    # One UPDATE, without loading the payloads it clears: the rows now live in Iceberg.
+    session.execute(
+        update(TableWrite)
+        .where(TableWrite.id.in_(ids))
+        .values(status="COMMITTED", committed_at=now, payload_json="null", payload_rows=None)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def mark_failed(session: Session, ids: list[str], message: str, now: datetime) -> None:
-    for write in session.scalars(select(TableWrite).where(TableWrite.id.in_(ids))):
-        write.status = "FAILED"
-        write.error_message = message
-        write.committed_at = now
+    session.execute(
+        update(TableWrite)
+        .where(TableWrite.id.in_(ids))
+        .values(status="FAILED", error_message=message, committed_at=now)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def write_state(session: Session, write_id: str) -> tuple[str, str | None] | None:

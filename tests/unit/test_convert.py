@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 from schemas.column_types import ColumnDef, parse_column_type
-from sinks.iceberg.convert import rows_to_arrow
+from sinks.iceberg.convert import from_ipc, rows_to_arrow, to_ipc
 from sinks.iceberg.types import arrow_schema
 
 pytestmark = pytest.mark.unit
@@ -286,3 +286,28 @@ def test_parsed_json_input_converts_like_python_values() -> None:
     body = json.loads('[{"name": "a", "n": 1, "doc": {"k": [true, null]}}]')
     result = rows_to_arrow(COLUMNS, body, load_id="l", first_record_id=1)
     assert result.table.column("doc").to_pylist() == ['{"k":[true,null]}']
+
+
+def test_ipc_round_trip_keeps_the_user_columns_and_their_types() -> None:
+    columns = [
+        column("LONG", nullable=False, name="n"),
+        column("DECIMAL(12,2)", name="amount"),
+        column("TIMESTAMPTZ", name="at"),
+        column("STRING_LIST", name="tags"),
+        column("DATE", name="day"),
+    ]
+    rows: list[Any] = [
+        {"n": 1, "amount": "12.5", "at": "2026-11-22T10:00:00+02:00", "tags": ["a", ""], "day": "2024-02-29"},
+        {"n": "9007199254740993", "amount": None, "tags": None},
+    ]
+    table = rows_to_arrow(columns, rows, load_id="l", first_record_id=7).table
+    stored = from_ipc(to_ipc(table))
+    # The writer sets the load and record ids when it commits; stored rows carry only the user columns.
+    assert stored.column_names == ["n", "amount", "at", "tags", "day"]
+    assert stored.schema == pa.schema([table.schema.field(name) for name in stored.column_names])
+    assert stored.to_pylist() == table.drop_columns(["_load_id", "_record_id"]).to_pylist()
+
+
+def test_ipc_of_no_rows() -> None:
+    table = rows_to_arrow(COLUMNS, [], load_id="l", first_record_id=1).table
+    assert from_ipc(to_ipc(table)).num_rows == 0
