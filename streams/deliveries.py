@@ -136,7 +136,7 @@ class DeliveryRuntime(HandlerRuntime):
         if kind == "SVCDB":
             return await self._svcdb(task, request.get("svcDbConfig") or {}, config)
         resource_id = str(execution.get("resourceId"))
-        handler = await asyncio.to_thread(self.handler, task.company_id, resource_id)
+        handler = await self.cached_handler(task.company_id, resource_id)
         if handler is None or handler.type != kind:
             return HandlerOutcome(ok=False, error=f"Handler {kind} {resource_id} not found", retryable=False)
         timeout = float((config.get("executionSettings") or {}).get("timeoutSeconds", 300))

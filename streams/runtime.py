@@ -4,6 +4,7 @@ group committer, the process's producer, the handler invoker and the svcdb queue
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import mode
@@ -16,6 +17,11 @@ from sinks.db.models import HandlerResource
 from sinks.handlers import HandlerInvoker
 from sinks.kafka import Publisher
 from sinks.svcdb_queue import SvcDbQueue
+
+# A handler's registration (endpoint, type) is read at most this often per worker: a change applies to the
+# deliveries that start after it, within this time.
+HANDLER_CACHE_SECONDS = 1.0
+_HANDLER_CACHE_SIZE = 10_000
 
 
 class WorkerRuntime(mode.Service):
@@ -53,6 +59,7 @@ class HandlerRuntime(WorkerRuntime):
         super().__init__(settings, name=name, **kwargs)
         self.svcdb = SvcDbQueue(self.committer, self.sessions, self.publisher)
         self.invoker = HandlerInvoker(self.publisher)
+        self._handlers: dict[tuple[str, str], tuple[float, HandlerResource | None]] = {}
 
     async def on_stop(self) -> None:
         await super().on_stop()
@@ -61,3 +68,17 @@ class HandlerRuntime(WorkerRuntime):
     def handler(self, company_id: str, resource_id: str) -> HandlerResource | None:
         with self.sessions() as session:
             return resources.get_handler(session, company_id, resource_id)
+
+    async def cached_handler(self, company_id: str, resource_id: str) -> HandlerResource | None:
+        """The handler as registered at most ``HANDLER_CACHE_SECONDS`` ago (one DB read per handler per
+        second instead of one per delivery)."""
+        key = (company_id, resource_id)
+        moment = time.monotonic()
+        hit = self._handlers.get(key)
+        if hit is not None and moment - hit[0] < HANDLER_CACHE_SECONDS:
+            return hit[1]
+        found = await asyncio.to_thread(self.handler, company_id, resource_id)
+        if len(self._handlers) >= _HANDLER_CACHE_SIZE:
+            self._handlers.clear()
+        self._handlers[key] = (moment, found)
+        return found
