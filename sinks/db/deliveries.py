@@ -12,20 +12,19 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.orm import Session
 
 from schemas.deliveries import DeliveryTask
 from schemas.webhooks import ExecutionStatus
 from sinks import credentials
 from sinks.db import executions
+from sinks.db.deferred import defer_insert
 from sinks.db.models import Webhook, WebhookExecution, WebhookKey, WebhookPayload
 
 QUEUED, PROCESSING = ExecutionStatus.QUEUED.value, ExecutionStatus.PROCESSING.value
-# Core INSERTs on the tables, built once: no ORM bookkeeping and a compiled-statement cache hit per delivery.
-_INSERT_PAYLOAD = insert(cast(Table, WebhookPayload.__table__))
+_PAYLOADS = cast(Table, WebhookPayload.__table__)
 _ENTRIES = cast(Table, WebhookExecution.__table__)
-_INSERT_EXECUTION = insert(_ENTRIES)
 # The worker's per-delivery moves, compare-and-set on the status, as Core statements built once.
 _CLAIM = (
     update(_ENTRIES)
@@ -139,14 +138,16 @@ class Delivery:
 def record_delivery(session: Session, delivery: Delivery) -> DeliveryTask:
     """Write the first attempt: QUEUED (dispatched now) or, when the transform failed, TRANSFORM_FAILED.
 
-    Plain INSERTs rather than ORM objects: this runs once per accepted delivery on the trigger's hot path.
+    Plain rows rather than ORM objects, inserted with the rest of the group commit's deliveries when it
+    commits (``sinks/db/deferred.py``): this runs once per accepted delivery on the trigger's hot path.
     """
     target = delivery.target
     payload_id, entry_id = credentials.new_id(), credentials.new_id()
     failed = delivery.transform_error is not None
     status = ExecutionStatus.TRANSFORM_FAILED.value if failed else QUEUED
-    session.execute(
-        _INSERT_PAYLOAD,
+    defer_insert(
+        session,
+        _PAYLOADS,
         dict(
             id=payload_id,
             company_id=target.company_id,
@@ -156,8 +157,9 @@ def record_delivery(session: Session, delivery: Delivery) -> DeliveryTask:
             request_query_params=delivery.query_json,
         ),
     )
-    session.execute(
-        _INSERT_EXECUTION,
+    defer_insert(
+        session,
+        _ENTRIES,
         dict(
             id=entry_id,
             execution_id=delivery.execution_id,
