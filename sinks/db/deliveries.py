@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from schemas.deliveries import DeliveryTask
@@ -95,7 +96,7 @@ class TriggerTarget:
     key_enabled: bool
 
 
-def load_target(session: Session, webhook_id: str) -> TriggerTarget | None:
+def load_target(session: Session | Connection, webhook_id: str) -> TriggerTarget | None:
     """The public trigger knows only the webhook id; the webhook row names its company."""
     row = session.execute(_TARGET, {"webhook": webhook_id}).first()
     if row is None:
@@ -112,7 +113,7 @@ def load_target(session: Session, webhook_id: str) -> TriggerTarget | None:
     )
 
 
-def key_owner(session: Session, key_id: str) -> str | None:
+def key_owner(session: Session | Connection, key_id: str) -> str | None:
     return session.scalar(select(WebhookKey.webhook_id).where(WebhookKey.id == key_id))
 
 

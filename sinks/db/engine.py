@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event, make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
 
@@ -22,10 +22,14 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 def make_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
-        database = url.split("///", 1)[-1]
-        if database and database != ":memory:":
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
+        database = make_url(url).database
+        in_file = bool(database) and database != ":memory:"
+        if in_file:
+            Path(str(database)).parent.mkdir(parents=True, exist_ok=True)
+        # A file DB pools as many connections as the ingress has worker threads (40): beyond the pool, every
+        # call would open a connection (and run the pragmas) and close it again.
+        pooling = {"pool_size": 40, "max_overflow": 40} if in_file else {}
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10}, **pooling)
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     if url.startswith("postgresql://"):
