@@ -27,7 +27,7 @@ from sinks.loads.convert import user_schema
 from sinks.loads.job import LoadStopped, load_sources
 from sinks.loads.stage import StagedFiles
 from sinks.objectstore.local import LocalObjectStore
-from svc import broker
+from tests.fixtures.s3 import s3_server
 
 pytestmark = pytest.mark.integration
 
@@ -269,30 +269,14 @@ def test_a_cancelled_load_leaves_no_files(catalog: SqlCatalog, store: LocalObjec
 def s3_catalog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[SqlCatalog, Any]]:
     """A catalog whose warehouse is a bucket of moto's S3 server, and an S3 client on it."""
     import boto3
-    from moto.server import ThreadedMotoServer
 
-    for name, value in (
-        ("AWS_ACCESS_KEY_ID", "k"),
-        ("AWS_SECRET_ACCESS_KEY", "s"),
-        ("AWS_REGION", "us-east-1"),
-    ):
-        monkeypatch.setenv(name, value)
-    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_DEFAULT_REGION"):
-        monkeypatch.delenv(name, raising=False)
-    port = broker.free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    try:
-        endpoint = f"http://127.0.0.1:{port}"
+    with s3_server(monkeypatch, "lake", "load-test-secret") as endpoint:
         client = boto3.client("s3", endpoint_url=endpoint)
-        client.create_bucket(Bucket="lake")
         settings = Settings(data_dir=tmp_path, warehouse="s3://lake/w", s3_endpoint=endpoint)
         properties = cat.storage_properties(settings)
         catalog = cat.make_catalog(f"sqlite:///{tmp_path / 'meta.db'}", "s3://lake/w", **properties)
         yield catalog, client
         catalog.engine.dispose()
-    finally:
-        server.stop()
 
 
 def test_files_on_an_s3_warehouse_are_committed_renumbered_and_discarded(

@@ -13,29 +13,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.fixtures.stack import Ingress
-from tests.fixtures.tables import Tables
+from tests.fixtures.tables import ORDER_ROWS, Tables
 from tests.fixtures.worker import Worker
 
 pytestmark = pytest.mark.integration
 
-ROWS = [
-    {
-        "order_id": 1,
-        "region": "EU",
-        "amount": "12.50",
-        "placed_at": "2026-11-01T10:00:00Z",
-        "email": "a@x.io",
-    },
-    {"order_id": 2, "region": "US", "amount": "7", "placed_at": "2026-10-05T08:30:00Z", "email": None},
-    {"order_id": 3, "region": "EU", "amount": "0.10", "placed_at": "2026-11-20T00:00:00Z", "email": "b@y.io"},
-    {
-        "order_id": 4,
-        "region": "APAC",
-        "amount": "3.00",
-        "placed_at": "2026-09-02T00:00:00Z",
-        "email": "c@z.io",
-    },
-]
+ROWS = ORDER_ROWS
 # Long enough to still be running when it is cancelled: a cross product of 4^20 rows.
 SLOW = "SELECT count(*) AS n FROM " + ", ".join(f"orders o{i}" for i in range(20))  # noqa: S608
 

@@ -13,7 +13,6 @@ from typing import Any
 import boto3
 import pyarrow as pa
 import pytest
-from moto.server import ThreadedMotoServer
 from pyiceberg.table import Table
 
 from schemas.column_types import ColumnDef, parse_column_type
@@ -26,9 +25,9 @@ from sinks.iceberg.types import arrow_schema
 from sinks.query_engine import QueryEngines, QueryFailed, TableSource, readable_path, run_query
 from sinks.svcdb_apply import matching_ids
 from streams.svcdb import record_predicate
-from svc import broker
+from tests.fixtures.s3 import s3_server
 from tests.fixtures.stack import Db, make_settings
-from tests.fixtures.tables import Tables
+from tests.fixtures.tables import ORDER_ROWS, Tables
 from tests.fixtures.worker import Worker, worker_env
 
 pytestmark = pytest.mark.integration
@@ -42,42 +41,16 @@ COLUMNS = [
     ColumnDef("id", parse_column_type("LONG"), True, False),
     ColumnDef("day", parse_column_type("DATE"), True, False),
 ]
-ROWS = [
-    {
-        "order_id": 1,
-        "region": "EU",
-        "amount": "12.50",
-        "placed_at": "2026-11-01T10:00:00Z",
-        "email": "a@x.io",
-    },
-    {"order_id": 2, "region": "US", "amount": "7", "placed_at": "2026-10-05T08:30:00Z", "email": None},
-    {"order_id": 3, "region": "EU", "amount": "0.10", "placed_at": "2026-11-20T00:00:00Z", "email": "b@y.io"},
-]
+ROWS = ORDER_ROWS[:3]
 
 
 @pytest.fixture(scope="module")
 def s3_endpoint() -> Iterator[str]:
     """moto's S3 server on a free loopback port, the bucket made, the AWS chain pointing at a test key."""
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in (
-            ("AWS_ACCESS_KEY_ID", "warehouse-test-key"),
-            ("AWS_SECRET_ACCESS_KEY", SECRET_KEY),
-            ("AWS_REGION", "us-east-1"),
-        ):
-            patch.setenv(name, value)
-        for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_DEFAULT_REGION"):
-            patch.delenv(name, raising=False)
-        port = broker.free_port()
-        server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-        server.start()
-        endpoint = f"http://127.0.0.1:{port}"
+    with pytest.MonkeyPatch.context() as patch, s3_server(patch, BUCKET, SECRET_KEY) as endpoint:
         client = boto3.client("s3", endpoint_url=endpoint)
-        client.create_bucket(Bucket=BUCKET)
         client.put_object(Bucket=BUCKET, Key="outside/secret.csv", Body=b"secret\nleaked\n")
-        try:
-            yield endpoint
-        finally:
-            server.stop()
+        yield endpoint
 
 
 def _objects(endpoint: str, prefix: str) -> dict[str, bytes]:
@@ -98,7 +71,7 @@ def test_storage_properties_and_the_duckdb_secret(tmp_path: Path, s3_endpoint: s
         "s3.region": "us-east-1",
         "s3.endpoint": s3_endpoint,
         "s3.force-virtual-addressing": "false",
-        "s3.access-key-id": "warehouse-test-key",
+        "s3.access-key-id": "test-key",
         "s3.secret-access-key": SECRET_KEY,
     }
     assert iceberg.storage_properties(Settings(data_dir=tmp_path)) == {}
