@@ -13,7 +13,7 @@ A load job reads each source like this::
         # converted.table: accepted rows; converted.rejected_count includes malformed lines
 
 The accepted rows go to `stage.StagedFiles`, which writes them as the table's data files while reading goes
-on, and `writer.commit_staged` commits those files once; `job.load_sources` runs a whole load that way.
+on, and `staged.commit_staged` (sinks/iceberg) commits those files once; `job.load_sources` runs a load.
 """
 
 from sinks.loads.convert import Converted, Rejected, convert_batch, plan_columns, user_schema

@@ -3,7 +3,7 @@
 
 The files are written as pyiceberg writes a table's data files (the table's schema with field ids, its
 Parquet properties, statistics from the Parquet footer), but nothing here commits them: until a snapshot
-names them (`writer.commit_staged`) no reader sees them, and a load that fails deletes them.
+names them (`staged.commit_staged`) no reader sees them, and a load that fails deletes them.
 
 An unpartitioned table gets rolling files: row groups are added to one file until it holds about the
 table's target file size (`write.target-file-size-bytes`, counted in Arrow bytes as pyiceberg counts it),

@@ -22,6 +22,7 @@ from pyiceberg.table import Table
 
 from schemas.column_types import ColumnDef
 from schemas.jobs import LoadPlan
+from sinks.iceberg import staged as staged_commit
 from sinks.iceberg import writer
 from sinks.iceberg.exceptions import CommitConflict
 from sinks.loads.convert import Rejected, convert_batch, plan_columns
@@ -77,7 +78,7 @@ def load_sources(
         stage.discard()
         raise
     try:
-        outcome = writer.commit_staged(table, staged, replace=replace, renumber=stage.renumber)
+        outcome = staged_commit.commit_staged(table, staged, replace=replace, renumber=stage.renumber)
     except CommitConflict:
         stage.discard()  # every attempt was refused: no snapshot names the files
         raise

@@ -8,7 +8,7 @@ two at a time. A thread holds at most one chunk waiting, so memory stays a few c
 of the load. `_load_id` and `_record_id` are filled per chunk, record ids counting up in the order the
 rows were added from the table's next free id as of the load's start.
 
-The files stay invisible until the load commits them (`writer.commit_staged`); `discard` deletes them when
+The files stay invisible until the load commits them (`staged.commit_staged`); `discard` deletes them when
 it does not. If another writer commits rows while the load runs, the ids the files hold may be taken: the
 commit then asks for them to be moved past the ids in use (`renumber`), which rewrites the files once.
 """
@@ -25,7 +25,7 @@ import pyarrow as pa
 from pyiceberg.manifest import DataFile
 from pyiceberg.table import Table
 
-from sinks.iceberg.writer import StagedWrite
+from sinks.iceberg.staged import StagedWrite
 from sinks.loads.datafiles import (
     FileTarget,
     RollingFiles,

@@ -20,6 +20,7 @@ from schemas.column_types import ColumnDef, parse_column_type
 from schemas.jobs import CsvOptions, LoadPlan, LoadSource
 from schemas.settings import Settings
 from sinks.iceberg import catalog as cat
+from sinks.iceberg import staged as staged_commit
 from sinks.iceberg import writer
 from sinks.iceberg.convert import rows_to_arrow
 from sinks.loads import LoadFileError
@@ -87,8 +88,8 @@ def data_files_on_disk(table: Table) -> set[str]:
     return {str(path) for path in folder.rglob("*.parquet")} if folder.exists() else set()
 
 
-def commit(table: Table, staged: StagedFiles, *, replace: bool = False) -> writer.StagedOutcome:
-    return writer.commit_staged(table, staged.finish(), replace=replace, renumber=staged.renumber)
+def commit(table: Table, staged: StagedFiles, *, replace: bool = False) -> staged_commit.StagedOutcome:
+    return staged_commit.commit_staged(table, staged.finish(), replace=replace, renumber=staged.renumber)
 
 
 def test_rows_are_written_in_chunks_and_committed_once_in_order(catalog: SqlCatalog) -> None:
@@ -117,9 +118,9 @@ def test_taken_record_ids_are_moved_past_the_rows_committed_meanwhile(catalog: S
     staged = stage(table, load, [rows(0, 4), rows(4, 4), rows(8, 2)], chunk_rows=4)
     first_files = {f.file_path for f in staged.finish().data_files}
     writer.append(table, [(other, rows(100, 3))])  # takes record ids 1 to 3
-    outcome = writer.commit_staged(table, staged.finish(), replace=False, renumber=staged.renumber)
+    outcome = staged_commit.commit_staged(table, staged.finish(), replace=False, renumber=staged.renumber)
     assert outcome.applied
-    first = 4 + writer.RENUMBER_HEADROOM
+    first = 4 + staged_commit.RENUMBER_HEADROOM
     assert outcome.staged.first_record_id == first
     ids = [record_id for _, record_id, _ in stored(table)]
     assert ids == [1, 2, 3, *range(first, first + 10)]
@@ -299,6 +300,6 @@ def test_files_on_an_s3_warehouse_are_committed_renumbered_and_discarded(
     staged = stage(table, load, parts, chunk_rows=4)
     writer.append(table, [(uuid.uuid4().hex, rows(100, 2))])
     outcome = commit(table, staged)
-    assert outcome.applied and outcome.staged.first_record_id == 3 + writer.RENUMBER_HEADROOM
+    assert outcome.applied and outcome.staged.first_record_id == 3 + staged_commit.RENUMBER_HEADROOM
     assert [n for n, _, load_id in stored(table) if load_id == load] == list(range(10))
     assert {f"w/{f.file_path.split('/w/', 1)[1]}" for f in outcome.staged.data_files} <= keys()
