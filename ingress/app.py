@@ -30,7 +30,7 @@ from ingress.state import Services
 from schemas.settings import Settings
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.group_commit import GroupCommitter
-from sinks.iceberg.catalog import make_catalog, storage_properties
+from sinks.iceberg.catalog import catalog_for
 from sinks.iceberg.masking import Masker
 from sinks.iceberg.read_cache import TableReads
 from sinks.kafka import Publisher
@@ -50,9 +50,7 @@ def create_app(settings: Settings) -> FastAPI:
         await publisher.start()
         committer = GroupCommitter(sessions, name="ingress-commit")
         committer.start()
-        catalog = make_catalog(
-            settings.resolved_database_url, settings.resolved_warehouse, **storage_properties(settings)
-        )
+        catalog = catalog_for(settings)
         app.state.services = Services(
             settings=settings,
             engine=engine,

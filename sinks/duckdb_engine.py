@@ -31,7 +31,8 @@ def extension_path(name: str) -> Path:
     return path
 
 
-def _literal(text: str) -> str:
+def sql_literal(text: str) -> str:
+    """``text`` as a DuckDB string literal."""
     return "'" + text.replace("'", "''") + "'"
 
 
@@ -59,14 +60,14 @@ class S3Access:
 
     def secret_sql(self, name: str = "warehouse") -> str:
         """``CREATE SECRET`` for this access: path-style URLs and TLS as the endpoint's scheme says."""
-        options = {"TYPE": "s3", "REGION": _literal(self.region)}
+        options = {"TYPE": "s3", "REGION": sql_literal(self.region)}
         if self.key_id and self.secret:
-            options.update(KEY_ID=_literal(self.key_id), SECRET=_literal(self.secret))
+            options.update(KEY_ID=sql_literal(self.key_id), SECRET=sql_literal(self.secret))
         if self.session_token:
-            options["SESSION_TOKEN"] = _literal(self.session_token)
+            options["SESSION_TOKEN"] = sql_literal(self.session_token)
         if self.endpoint:
             host, tls = endpoint_host(self.endpoint)
-            options.update(ENDPOINT=_literal(host), URL_STYLE="'path'", USE_SSL=str(tls).lower())
+            options.update(ENDPOINT=sql_literal(host), URL_STYLE="'path'", USE_SSL=str(tls).lower())
         listed = ", ".join(f"{key} {value}" for key, value in options.items())
         return f"CREATE OR REPLACE SECRET {name} ({listed})"
 

@@ -32,7 +32,7 @@ import duckdb
 import pyarrow as pa
 
 from schemas.jobs import QueryPlan
-from sinks.duckdb_engine import S3_SCHEME, S3Access, connect
+from sinks.duckdb_engine import S3_SCHEME, S3Access, connect, sql_literal
 
 
 class QueryFailed(Exception):
@@ -61,10 +61,6 @@ def readable_path(location: str) -> str:
 
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 class QueryEngines:
@@ -108,7 +104,7 @@ class QueryEngines:
         if not prefix.startswith(S3_SCHEME):
             Path(prefix).mkdir(parents=True, exist_ok=True)
         database = connect(threads=self._threads, memory_limit=self._memory_limit, s3=self._s3)
-        database.execute(f"SET allowed_directories = [{_literal(prefix)}]")
+        database.execute(f"SET allowed_directories = [{sql_literal(prefix)}]")
         database.execute("SET enable_external_access = false")
         database.execute("SET lock_configuration = true")
         return database
@@ -130,9 +126,9 @@ class TableSource:
 
     def sql(self) -> str:
         if self.files:
-            listed = ", ".join(_literal(path) for path in self.files)
+            listed = ", ".join(sql_literal(path) for path in self.files)
             return f"read_parquet([{listed}], union_by_name = true, hive_partitioning = false)"
-        return f"iceberg_scan({_literal(self.metadata)})"
+        return f"iceberg_scan({sql_literal(self.metadata)})"
 
 
 @dataclass(frozen=True)

@@ -90,10 +90,7 @@ def parse_job(raw: bytes) -> str | None:
 class AnalyticsRuntime(WorkerRuntime):
     def __init__(self, settings: Settings, **kwargs: Any) -> None:
         super().__init__(settings, name="analytics-commit", **kwargs)
-        storage = iceberg.storage_properties(settings)
-        self.catalog = iceberg.make_catalog(
-            settings.resolved_database_url, settings.resolved_warehouse, **storage
-        )
+        self.catalog = iceberg.catalog_for(settings)
         self.store = ObjectStore.from_settings(settings)
         self.masker = Masker(settings.secret_key)
         self.reads = TableReads(self.catalog)
@@ -102,7 +99,7 @@ class AnalyticsRuntime(WorkerRuntime):
             warehouse,
             threads=settings.query_threads,
             memory_limit=settings.query_memory_limit,
-            s3=s3_access_for(warehouse, storage),
+            s3=s3_access_for(warehouse, self.catalog.properties),
         )
         self.pool = ThreadPoolExecutor(settings.query_concurrency, thread_name_prefix="query")
 

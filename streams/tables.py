@@ -90,11 +90,7 @@ class TableWriter(mode.Service):
         self.settings = settings
         self.engine = make_engine(settings.resolved_database_url)
         self.sessions = make_sessions(self.engine)
-        self.catalog = iceberg.make_catalog(
-            settings.resolved_database_url,
-            settings.resolved_warehouse,
-            **iceberg.storage_properties(settings),
-        )
+        self.catalog = iceberg.catalog_for(settings)
         self.masker = Masker(settings.secret_key)
         self.publisher = Publisher.shared(settings)
         self.locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)

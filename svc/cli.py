@@ -91,11 +91,10 @@ def _create_table(
 ) -> BaseModel:
     # Imported here: Iceberg's catalog costs a third of a second to import, and only this command needs it.
     from ingress.table_specs import register_table
-    from sinks.iceberg.catalog import make_catalog, storage_properties
+    from sinks.iceberg.catalog import catalog_for
 
     admin = tenancy.primary_admin(session, company_id)
-    properties = storage_properties(settings)
-    catalog = make_catalog(settings.resolved_database_url, settings.resolved_warehouse, **properties)
+    catalog = catalog_for(settings)
     return CreatedTableId(table_id=register_table(session, catalog, company_id, admin.id, body).id)
 
 
@@ -155,13 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_admin(settings, args)
     logs.configure(settings.log_level, role=args.role)
     if args.role == "migrate":
-        from sinks.iceberg.catalog import make_catalog, storage_properties
+        from sinks.iceberg.catalog import catalog_for
 
         upgrade(settings.resolved_database_url)
-        properties = storage_properties(settings)
-        make_catalog(
-            settings.resolved_database_url, settings.resolved_warehouse, **properties
-        ).engine.dispose()
+        catalog_for(settings).engine.dispose()
         return 0
     from svc import roles, supervisor
 

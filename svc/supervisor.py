@@ -14,7 +14,7 @@ from types import FrameType
 
 from schemas.settings import Settings
 from sinks.db.migrate import upgrade
-from sinks.iceberg.catalog import make_catalog, storage_properties
+from sinks.iceberg.catalog import catalog_for
 from sinks.kafka import ensure_topics
 from svc import broker, children
 
@@ -55,8 +55,7 @@ def run_up(settings: Settings) -> int:
     logs.mkdir(parents=True, exist_ok=True)
     upgrade(settings.resolved_database_url)
     # The Iceberg catalog's own tables are created once here, before the children race to create them.
-    properties = storage_properties(settings)
-    make_catalog(settings.resolved_database_url, settings.resolved_warehouse, **properties).engine.dispose()
+    catalog_for(settings).engine.dispose()
     log.info("migrations applied", extra={"database": settings.resolved_database_url.split("@")[-1]})
 
     started: list[tuple[str, subprocess.Popen[bytes]]] = []

@@ -118,6 +118,13 @@ def storage_properties(settings: Settings) -> dict[str, str]:
     return properties
 
 
+def catalog_for(settings: Settings) -> SqlCatalog:
+    """The service's catalog: in the metadata DB, over the configured warehouse and its storage access."""
+    return make_catalog(
+        settings.resolved_database_url, settings.resolved_warehouse, **storage_properties(settings)
+    )
+
+
 def make_catalog(database_url: str, warehouse: str, **properties: str) -> SqlCatalog:
     """The SQL catalog in the metadata DB; extra properties (e.g. `s3.endpoint`) go to pyiceberg's FileIO."""
     uri = database_url
