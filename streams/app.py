@@ -36,6 +36,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = (), app_id: str | 
         app_id or settings.worker_id,
         broker=[f"kafka://{server}" for server in settings.kafka_bootstrap.split(",")],
         store="memory://",
+        datadir=str(settings.data_dir / "faust"),
         autodiscover=False,
         web_enabled=False,
         topic_partitions=settings.topic_partitions,

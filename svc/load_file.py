@@ -12,7 +12,9 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,8 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
 
 PART_BYTES = 16 * 1024 * 1024
+PARTS_AT_ONCE = 4
+READ_BYTES = 1024 * 1024
 FINAL_STATES = {"SUCCEEDED", "FAILED", "CANCELLED", "TIMED_OUT"}
 
 
@@ -42,10 +46,39 @@ def add_parser(roles: Any) -> None:
     load.add_argument("--part-mb", type=int, default=PART_BYTES // (1024 * 1024))
 
 
-def _chunks(path: Path, size: int) -> Iterator[bytes]:
+def file_range(
+    path: Path, offset: int, length: int, on_chunk: Callable[[int], object] | None = None
+) -> Iterator[bytes]:
+    """``length`` bytes of ``path`` from ``offset``, read in ``READ_BYTES`` chunks: a part's request body
+    (send it with its ``Content-Length``). Streaming keeps one chunk in memory, and avoids a client that
+    sends one large ``bytes`` body by re-slicing what is left after every socket write (httpx does)."""
     with path.open("rb") as source:
-        while chunk := source.read(size):
+        source.seek(offset)
+        left = length
+        while left > 0:
+            chunk = source.read(min(READ_BYTES, left))
+            if not chunk:
+                raise LoadCommandError(f"{path} shrank while it was being sent")
+            left -= len(chunk)
+            if on_chunk is not None:
+                on_chunk(len(chunk))
             yield chunk
+
+
+def send_part(
+    client: httpx.Client,
+    url: str,
+    path: Path,
+    offset: int,
+    length: int,
+    on_chunk: Callable[[int], object] | None = None,
+) -> str:
+    """PUT one part, streamed from the file; answers its ETag."""
+    body = file_range(path, offset, length, on_chunk)
+    sent = client.put(url, content=body, headers={"Content-Length": str(length)})
+    if sent.status_code >= 400:
+        raise LoadCommandError(f"part upload answered {sent.status_code}: {sent.text[:300]}")
+    return str(sent.headers["ETag"])
 
 
 def _answer(response: httpx.Response) -> dict[str, Any]:
@@ -69,16 +102,25 @@ def upload(client: httpx.Client, path: Path, part_bytes: int, console: Console) 
             json={"uploadId": upload_id, "s3Key": key, "partNumbers": list(range(1, count + 1))},
         )
     )["partUrls"]
-    etags: dict[str, str] = {}
     columns = (*Progress.get_default_columns()[:-1], BarColumn(), DownloadColumn(), TransferSpeedColumn())
-    with Progress(*columns, console=console, transient=False) as progress:
+    with (
+        Progress(*columns, console=console, transient=False) as progress,
+        httpx.Client(timeout=300) as parts_client,  # part links carry their own credential
+        ThreadPoolExecutor(max_workers=PARTS_AT_ONCE) as pool,
+    ):
         task = progress.add_task(f"uploading {path.name}", total=size)
-        for number, chunk in enumerate(_chunks(path, part_bytes), start=1):
-            sent = httpx.put(links[str(number)], content=chunk, timeout=300)
-            if sent.status_code >= 400:
-                raise LoadCommandError(f"part {number}: {sent.status_code} {sent.text[:300]}")
-            etags[str(number)] = sent.headers["ETag"]
-            progress.advance(task, len(chunk))
+
+        def send(number: int) -> str:
+            offset = (number - 1) * part_bytes
+            length = min(part_bytes, size - offset)
+            advance = partial(progress.advance, task)
+            try:
+                return send_part(parts_client, links[str(number)], path, offset, length, on_chunk=advance)
+            except LoadCommandError as error:
+                raise LoadCommandError(f"part {number}: {error}") from error
+
+        numbers = range(1, count + 1)
+        etags = {str(number): etag for number, etag in zip(numbers, pool.map(send, numbers), strict=True)}
     done = _answer(
         client.post(
             "/clients/svcdb-intake/multipart-complete",

@@ -138,10 +138,6 @@ class ObjectStore(ABC):
         """``(filesystem, base)`` so that ``f"{base}/{key}"`` opens the object with pyarrow."""
 
     @abstractmethod
-    def local_path(self, key: str) -> Path | None:
-        """The object's file for the local store; None for S3."""
-
-    @abstractmethod
     def initiate_multipart(self, key: str) -> str:
         """Starts a multipart upload to ``key``; answers its upload id."""
 

@@ -1,6 +1,8 @@
 """The object store on a local directory: one file per object, multipart parts staged beside the objects.
 
-Every write goes to a temporary file that is renamed into place, so a reader sees a whole object or none.
+Every write goes to a temporary file or folder that is renamed into place, so a reader sees a whole object
+or none. A completed multipart upload of several parts stays as its parts (`assembled.py`): completing it
+renames a folder instead of writing the whole upload a second time.
 """
 
 from __future__ import annotations
@@ -17,6 +19,13 @@ from typing import BinaryIO
 import fsspec
 import pyarrow.fs
 
+from sinks.objectstore.assembled import (
+    MANIFEST,
+    AssembledAwareHandler,
+    ConcatenatedFile,
+    assembled_at,
+    write_manifest,
+)
 from sinks.objectstore.base import (
     RESERVED_PREFIX,
     ObjectStore,
@@ -42,32 +51,42 @@ class LocalObjectStore(ObjectStore):
     def _path(self, key: str) -> Path:
         return self.root / check_key(key)
 
-    def local_path(self, key: str) -> Path:
-        return self._path(key)
-
     def put_bytes(self, key: str, data: bytes) -> None:
         target = self._path(key)
         temporary = _temporary_beside(target)
         temporary.write_bytes(data)
-        os.replace(temporary, target)
+        _move_into_place(temporary, target)
 
     def get_bytes(self, key: str) -> bytes:
+        path = self._path(key)
+        assembled = assembled_at(path)
         try:
-            return self._path(key).read_bytes()
+            if assembled is not None:
+                with ConcatenatedFile(assembled) as whole:
+                    return whole.read()
+            return path.read_bytes()
         except (FileNotFoundError, IsADirectoryError) as error:
             raise NoSuchKey(f"No object {key}") from error
 
     def exists(self, key: str) -> bool:
-        return self._path(key).is_file()
+        path = self._path(key)
+        return path.is_file() or assembled_at(path) is not None
 
     def size(self, key: str) -> int:
         path = self._path(key)
-        if not path.is_file():
+        if path.is_file():
+            return path.stat().st_size
+        assembled = assembled_at(path)
+        if assembled is None:
             raise NoSuchKey(f"No object {key}")
-        return path.stat().st_size
+        return assembled.size
 
     def delete(self, key: str) -> None:
-        self._path(key).unlink(missing_ok=True)
+        path = self._path(key)
+        if assembled_at(path) is not None:
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
     def delete_prefix(self, prefix: str) -> int:
         check_key(prefix, prefix=True)
@@ -80,7 +99,7 @@ class LocalObjectStore(ObjectStore):
             if not entry.name.startswith(stem) or (not folder and entry.name == RESERVED_PREFIX):
                 continue
             if entry.is_dir():
-                removed += sum(1 for path in entry.rglob("*") if path.is_file())
+                removed += _count_objects(entry)
                 shutil.rmtree(entry)
             else:
                 entry.unlink(missing_ok=True)
@@ -89,7 +108,7 @@ class LocalObjectStore(ObjectStore):
 
     def arrow_filesystem(self) -> tuple[pyarrow.fs.FileSystem, str]:
         # pyarrow's own LocalFileSystem does not create a new key's folders on write; fsspec's does.
-        handler = pyarrow.fs.FSSpecHandler(fsspec.filesystem("file", auto_mkdir=True))
+        handler = AssembledAwareHandler(fsspec.filesystem("file", auto_mkdir=True))
         return pyarrow.fs.PyFileSystem(handler), str(self.root)
 
     # multipart
@@ -129,9 +148,14 @@ class LocalObjectStore(ObjectStore):
                     while chunk := data.read(CHUNK_BYTES):
                         digest.update(chunk)
                         sink.write(chunk)
+                # A part answered with its ETag is on disk, as S3 keeps a part it acknowledged. Writing it
+                # out now also keeps a finished upload's data from being flushed during the load after it.
+                sink.flush()
+                os.fsync(sink.fileno())
             md5_hex = digest.hexdigest()
             # The ETag is in the part's file name, so the part and its ETag appear in one atomic rename.
             os.replace(temporary, folder / f"{part_number}-{md5_hex}.part")
+            _sync_folder(folder)
         finally:
             temporary.unlink(missing_ok=True)
         for older in folder.glob(f"{part_number}-*.part"):
@@ -157,16 +181,21 @@ class LocalObjectStore(ObjectStore):
         stored = self._stored_parts(folder, etags)
         numbers = check_parts(etags, {n: (etag, size) for n, (etag, size, _) in stored.items()})
         target = self._path(key)
-        temporary = _temporary_beside(target)
-        try:
-            with temporary.open("wb") as sink:
-                for number in numbers:
-                    with stored[number][2].open("rb") as part:
-                        _append(part, sink)
-            os.replace(temporary, target)
-        finally:
-            temporary.unlink(missing_ok=True)
-        shutil.rmtree(folder, ignore_errors=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if len(numbers) == 1:
+            _move_into_place(stored[numbers[0]][2], target)
+            _sync_folder(target.parent)
+            shutil.rmtree(folder, ignore_errors=True)
+            return
+        # The upload's folder becomes the object: its parts stay where they were written.
+        chosen = [(stored[number][2].name, stored[number][1]) for number in numbers]
+        names = {name for name, _ in chosen}
+        for path in folder.iterdir():
+            if path.name not in names:
+                path.unlink(missing_ok=True)
+        write_manifest(folder, chosen)
+        _move_into_place(folder, target)
+        _sync_folder(target.parent)
 
     def abort_multipart(self, key: str, upload_id: str) -> None:
         shutil.rmtree(self._upload_dir(key, upload_id), ignore_errors=True)
@@ -177,13 +206,33 @@ class LocalObjectStore(ObjectStore):
         return None
 
 
-def _append(source: BinaryIO, sink: BinaryIO) -> None:
-    """Copy ``source`` to the end of ``sink`` inside the kernel where it can (no pass through Python)."""
+def _move_into_place(source: Path, target: Path) -> None:
+    """Renames a file or an assembled object's folder to ``target``, replacing the object there. A file
+    replaces a file atomically; replacing a folder, or a folder with a file, moves the old one aside first,
+    so a reader at that moment finds no object (object keys are fresh per upload, so this is rare)."""
+    if target.is_dir() or (source.is_dir() and target.exists()):
+        aside = _temporary_beside(target)
+        os.replace(target, aside)
+        os.replace(source, target)
+        shutil.rmtree(aside, ignore_errors=True)
+    else:
+        os.replace(source, target)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Makes the names just created or renamed in ``folder`` durable."""
+    descriptor = os.open(folder, os.O_RDONLY)
     try:
-        while os.copy_file_range(source.fileno(), sink.fileno(), 1 << 30):
-            pass
-    except OSError:  # a filesystem or kernel without it: copy through a buffer
-        shutil.copyfileobj(source, sink, CHUNK_BYTES)
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _count_objects(folder: Path) -> int:
+    """Objects under ``folder``: an assembled object counts once, not once per part."""
+    if (folder / MANIFEST).is_file():
+        return 1
+    return sum(_count_objects(path) if path.is_dir() else 1 for path in folder.iterdir())
 
 
 def _temporary_beside(target: Path) -> Path:

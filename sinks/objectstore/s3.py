@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
@@ -41,9 +40,6 @@ class S3ObjectStore(ObjectStore):
             retries={"max_attempts": 5, "mode": "standard"},
         )
         self.client: Any = self.session.client("s3", endpoint_url=endpoint, config=config)
-
-    def local_path(self, key: str) -> Path | None:
-        return None
 
     def put_bytes(self, key: str, data: bytes) -> None:
         self.client.put_object(Bucket=self.bucket, Key=self.object_key(key), Body=data)

@@ -1,10 +1,19 @@
 # mypy: disable-error-code="import-untyped"
-"""The system columns a load's rows get before they are written as data files."""
+"""The system columns a load's rows get before they are written as data files, and the files' encodings."""
+
+from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
+from pyiceberg.io.pyarrow import PyArrowFileIO
+from pyiceberg.partitioning import UNPARTITIONED_PARTITION_SPEC
+from pyiceberg.schema import Schema
+from pyiceberg.table.metadata import new_table_metadata
+from pyiceberg.table.sorting import UNSORTED_SORT_ORDER
+from pyiceberg.types import LongType, NestedField, StringType
 
-from sinks.loads.datafiles import with_system_columns
+from sinks.loads.datafiles import FileTarget, dictionary_columns, with_system_columns
 
 pytestmark = pytest.mark.unit
 
@@ -47,3 +56,37 @@ def test_chunked_rows_and_no_rows() -> None:
 def test_rows_that_do_not_fit_the_table_are_refused(rows: pa.Table, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         with_system_columns(rows, SCHEMA, "x", 1)
+
+
+def test_only_columns_of_few_distinct_values_get_a_dictionary() -> None:
+    count = 100_000
+    rows = pa.table(
+        {
+            "id": pa.array(range(count), pa.int64()),
+            "status": pa.array([("new", "paid", "sent")[i % 3] for i in range(count)]),
+            "paid": pa.array([i % 2 == 0 for i in range(count)]),
+            "tags": pa.array([["a"]] * count),
+            "mostly_null": pa.nulls(count, pa.float64()),
+        }
+    )
+    assert dictionary_columns(rows) == ["status", "mostly_null"]
+    assert dictionary_columns(rows.slice(0, 0)) == ["id", "status", "mostly_null"]
+
+
+def test_a_load_file_has_dictionaries_only_where_they_were_chosen(tmp_path: Path) -> None:
+    schema = Schema(
+        NestedField(1, "id", LongType(), required=True),
+        NestedField(2, "region", StringType(), required=False),
+    )
+    metadata = new_table_metadata(
+        schema, UNPARTITIONED_PARTITION_SPEC, UNSORTED_SORT_ORDER, str(tmp_path), {}
+    )
+    target = FileTarget(PyArrowFileIO(), metadata)
+    rows = pa.table({"id": range(50_000), "region": ["EU", "US"] * 25_000}, schema=target.arrow_schema)
+    writer = target.parquet_writer(str(tmp_path / "f.parquet"))
+    writer.write(rows)
+    writer.close()
+    columns = pq.ParquetFile(tmp_path / "f.parquet").metadata.row_group(0)
+    assert not columns.column(0).has_dictionary_page
+    assert columns.column(1).has_dictionary_page
+    assert pq.read_table(tmp_path / "f.parquet").column("region").to_pylist()[:3] == ["EU", "US", "EU"]

@@ -251,13 +251,18 @@ def test_svc_load_uploads_and_loads_a_file_in_one_command(
 ) -> None:
     table_id = tables_world.create()
     source = tmp_path / "orders.csv"
-    source.write_text(HEADER + csv_rows(1, 30) + "x,EU,1.00,2026-01-01T00:00:00Z,\n")
+    # Over 5 MiB with 5 MiB parts: two parts sent at once, streamed from the file.
+    source.write_text(HEADER + csv_rows(1, 120_000) + "x,EU,1.00,2026-01-01T00:00:00Z,\n")
+    assert source.stat().st_size > 5 * 1024 * 1024
     env = svc_env(tmp_path / "client", SVC_API_KEY=tables_world.admin_client)
-    done = run_svc("load", str(source), "--table", table_id, "--url", ingress.base_url, env=env, timeout=120)
+    url = ingress.base_url
+    done = run_svc(
+        "load", str(source), "--table", table_id, "--url", url, "--part-mb", "5", env=env, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     status = json.loads(done.stdout)
-    assert status["state"] == "SUCCEEDED" and status["rowsLoaded"] == 30 and status["rowsRejected"] == 1
-    assert "30 rows loaded" in done.stderr
-    assert count(tables_world, table_id) == 30
+    assert status["state"] == "SUCCEEDED" and status["rowsLoaded"] == 120_000 and status["rowsRejected"] == 1
+    assert "120000 rows loaded" in done.stderr
+    assert count(tables_world, table_id) == 120_000
     missing = run_svc("load", str(tmp_path / "nope.csv"), "--table", table_id, env=env)
     assert missing.returncode == 2

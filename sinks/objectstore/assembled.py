@@ -1,0 +1,145 @@
+"""Objects of the local store kept as their multipart parts, read as one file.
+
+Completing a multipart upload does not copy the parts into one file (on a filesystem without reflinks
+that is a second full write of the upload): the upload's folder is renamed to the object's path with a
+manifest naming its parts in order. Every read of the store (`get_bytes`, `size`, the Arrow filesystem the
+loads and results use) sees the concatenation, as S3 serves a multipart object.
+
+Layout: ``<root>/<key>/`` is a folder holding the part files and ``MANIFEST``, a JSON object
+``{"size": total, "parts": [[file name, size], ...]}``, written last, so a folder without it is not an
+object.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.fs
+
+MANIFEST = ".svc-parts.json"
+
+
+@dataclass(frozen=True)
+class Assembled:
+    folder: Path
+    parts: tuple[tuple[str, int], ...]
+
+    @property
+    def size(self) -> int:
+        return sum(size for _, size in self.parts)
+
+    def paths(self) -> list[Path]:
+        return [self.folder / name for name, _ in self.parts]
+
+
+def assembled_at(path: Path) -> Assembled | None:
+    """The assembled object at ``path``; None when it is a plain file or nothing."""
+    try:
+        manifest = json.loads((path / MANIFEST).read_text())
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    parts = tuple((str(name), int(size)) for name, size in manifest["parts"])
+    return Assembled(path, parts)
+
+
+def write_manifest(folder: Path, parts: Sequence[tuple[str, int]]) -> None:
+    """Names ``parts`` (file names in ``folder``, in order) as the object's content, atomically."""
+    temporary = folder / f"{MANIFEST}.tmp"
+    with temporary.open("w") as sink:
+        json.dump({"size": sum(size for _, size in parts), "parts": list(parts)}, sink)
+        sink.flush()
+        os.fsync(sink.fileno())
+    os.replace(temporary, folder / MANIFEST)
+
+
+class ConcatenatedFile(io.RawIOBase):
+    """A read-only, seekable file over several files end to end; a read fills its buffer across them."""
+
+    def __init__(self, object_: Assembled) -> None:
+        super().__init__()
+        self._paths = object_.paths()
+        self._starts: list[int] = []
+        offset = 0
+        for _, size in object_.parts:
+            self._starts.append(offset)
+            offset += size
+        self._size = offset
+        self._position = 0
+        self._open_index = -1
+        self._handle: io.BufferedReader | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._position
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._size}[whence]
+        if base + offset < 0:
+            raise ValueError("negative seek position")
+        self._position = base + offset
+        return self._position
+
+    def _part(self, index: int) -> io.BufferedReader:
+        if index != self._open_index or self._handle is None:
+            if self._handle is not None:
+                self._handle.close()
+            self._handle = self._paths[index].open("rb")
+            self._open_index = index
+        return self._handle
+
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
+        view = memoryview(buffer).cast("B")
+        filled = 0
+        while filled < len(view) and self._position < self._size:
+            index = bisect.bisect_right(self._starts, self._position) - 1
+            handle = self._part(index)
+            handle.seek(self._position - self._starts[index])
+            end = self._starts[index + 1] if index + 1 < len(self._starts) else self._size
+            wanted = min(len(view) - filled, end - self._position)
+            got = handle.readinto(view[filled : filled + wanted])
+            if not got:
+                raise OSError(f"part {self._paths[index].name} is shorter than its manifest says")
+            filled += got
+            self._position += got
+        return filled
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+        super().close()
+
+
+class AssembledAwareHandler(pyarrow.fs.FSSpecHandler):  # type: ignore[misc]
+    """The local store's Arrow filesystem: an assembled object opens and lists as one file."""
+
+    def get_file_info(self, paths: list[str]) -> list[pyarrow.fs.FileInfo]:
+        infos: list[pyarrow.fs.FileInfo] = super().get_file_info(paths)
+        for index, info in enumerate(infos):
+            if info.type == pyarrow.fs.FileType.Directory:
+                found = assembled_at(Path(info.path))
+                if found is not None:
+                    infos[index] = pyarrow.fs.FileInfo(info.path, pyarrow.fs.FileType.File, size=found.size)
+        return infos
+
+    def _open(self, path: str) -> pa.PythonFile | None:
+        found = assembled_at(Path(path))
+        return None if found is None else pa.PythonFile(ConcatenatedFile(found), mode="r")
+
+    def open_input_stream(self, path: str) -> pa.PythonFile:
+        return self._open(path) or super().open_input_stream(path)
+
+    def open_input_file(self, path: str) -> pa.PythonFile:
+        return self._open(path) or super().open_input_file(path)
