@@ -2,17 +2,22 @@
 """MB/s of a CSV through the multipart intake and /load-from-s3, beside pyarrow + pyiceberg on the same file.
 
 A CSV of seven typical columns (LONG, STRING, DECIMAL(12,2), DATE, TIMESTAMPTZ, DOUBLE, BOOLEAN; ``--mb``
-megabytes, 1024 by default) is generated once. The baseline, measured in the same run before the stack
-starts, reads it with ``pyarrow.csv.read_csv`` with the table's column types (so it converts every value) and
-appends the result with pyiceberg's ``Table.append`` into a fresh table of a separate SQLite catalog and local
-warehouse, created with the service's own schema and table properties. The service runs as ``svc up``: the
-table is created through the table-admin API, the file uploaded through ``/clients/svcdb-intake`` in parts
-sent by a few threads, then loaded with ``/load-from-s3`` and followed with ``/job-status`` until it ends.
-MB/s is the file's size over the seconds taken; the ratio is the service's MB/s over the baseline's (target
->= 0.7). The parts are streamed from the file (as ``svc load`` sends them), and the intake writes each part
-to disk before it answers (fsync), as S3 keeps a part it acknowledged; neither the baseline nor the load
-syncs the Parquet files it writes. The page cache is written back (``sync``) after the file is generated
-and after the baseline, so no phase pays for an earlier phase's writes. Figures are printed, never asserted.
+megabytes, 1024 by default) is generated once. The baseline reads it with ``pyarrow.csv.read_csv`` with the
+table's column types (so it converts every value) and appends the result with pyiceberg's ``Table.append``
+into a fresh table of a separate SQLite catalog and local warehouse, created with the service's own schema
+and table properties. The service runs as ``svc up``: the table is created through the table-admin API, the
+file uploaded through ``/clients/svcdb-intake`` in parts sent by a few threads (streamed from the file, as
+``svc load`` sends them), then loaded with ``/load-from-s3`` and followed with ``/job-status`` until it ends.
+
+The machine's speed drifts by a third from one minute to the next on a shared host, so the run makes
+``--rounds`` rounds (3 by default), each a baseline and then the service, back to back, and reports each
+round and the medians. A first round warms both sides up (the allocators' memory, the page cache, the
+worker's code paths) and is not reported (``--warmup-rounds``). The idle stack's CPU while a baseline
+runs is printed too. MB/s is the file's size over the seconds taken; the ratio is the service's MB/s
+through intake and load over the baseline's (target >= 0.7). The intake writes each part to disk before
+it answers (fsync), as S3 keeps a part it acknowledged; neither the baseline nor the load syncs the Parquet
+files it writes. The page cache is written back (``sync``) before each phase, so no phase pays for an
+earlier one's writes. Figures are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import shutil
+import statistics
 import sys
 import tempfile
 import threading
@@ -79,11 +86,23 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--mb", type=int, default=1024, help="size of the CSV in MB (default 1024)")
     parser.add_argument("--part-mb", type=int, default=64, help="upload part size in MiB (default 64)")
     parser.add_argument("--upload-threads", type=int, default=4, help="parts sent at once (default 4)")
+    parser.add_argument("--rounds", type=int, default=3, help="baseline + service rounds (default 3)")
+    parser.add_argument(
+        "--warmup-rounds", type=int, default=1, help="rounds run first and not reported (default 1)"
+    )
     parser.add_argument("--seed", type=int, default=20260101)
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait for the load job")
     args = parser.parse_args()
-    if args.mb < 1 or args.part_mb < 5 or args.upload_threads < 1:
-        parser.error("--mb >= 1, --part-mb >= 5 (the intake's minimum part) and --upload-threads >= 1")
+    if (
+        args.mb < 1
+        or args.part_mb < 5
+        or args.upload_threads < 1
+        or args.rounds < 1
+        or args.warmup_rounds < 0
+    ):
+        parser.error(
+            "--mb >= 1, --part-mb >= 5 (the intake's minimum part), --upload-threads >= 1, --rounds >= 1"
+        )
     return args
 
 
@@ -218,7 +237,17 @@ class Service:
     parts: int
     worker_cpu: float
     ingress_cpu: float
-    load_average: tuple[float, float, float]
+
+    @property
+    def seconds(self) -> float:
+        return self.upload_seconds + self.load_seconds
+
+
+@dataclass(frozen=True)
+class Round:
+    baseline: Baseline
+    service: Service
+    stack_cpu_during_baseline: float  # CPU seconds the idle stack used while the baseline ran
 
 
 def _answer(response: httpx.Response, what: str) -> dict[str, Any]:
@@ -324,7 +353,15 @@ def warm_up(client: httpx.Client, key: str, table_id: str, workdir: Path, timeou
         raise RuntimeError(f"the warm-up load ended {status['state']}: {str(status)[:300]}")
 
 
-def run_service(stack: Stack, csv_path: Path, expected_rows: int, args: argparse.Namespace) -> Service:
+@dataclass(frozen=True)
+class Prepared:
+    key: str
+    table_id: str
+    pids: dict[str, int]
+
+
+def prepare_service(stack: Stack, workdir: Path, timeout: float) -> Prepared:
+    """A company, its table and a warm-up load of one row."""
     company = stack.admin("create-company", "--name", "Load Bench", "--admin-email", "admin@load.example")
     key = company["clientApiKey"]
     with httpx.Client(base_url=stack.url, timeout=REQUEST_TIMEOUT_SECONDS) as client:
@@ -336,30 +373,37 @@ def run_service(stack: Stack, csv_path: Path, expected_rows: int, args: argparse
         )
         table_id = str(created["tableId"])
         progress(f"table {table_id} created; warm-up load of one row")
-        warm_up(client, key, table_id, csv_path.parent, args.timeout)
-        pids = stack_pids(stack)
-        progress(f"uploading in {args.part_mb} MiB parts, {args.upload_threads} at once")
+        warm_up(client, key, table_id, workdir, timeout)
+    return Prepared(key, table_id, stack_pids(stack))
+
+
+def run_service(
+    stack: Stack, ready: Prepared, csv_path: Path, rows: int, args: argparse.Namespace
+) -> Service:
+    """One upload of the file and one APPEND load of it."""
+    pids = ready.pids
+    with httpx.Client(base_url=stack.url, timeout=REQUEST_TIMEOUT_SECONDS) as client:
+        progress(f"service: uploading in {args.part_mb} MiB parts, {args.upload_threads} at once")
         ingress_before = cpu_seconds(pids.get("ingress", 0))
         began = time.monotonic()
-        uri, parts = upload(client, key, csv_path, args.part_mb * 1024 * 1024, args.upload_threads)
+        uri, parts = upload(client, ready.key, csv_path, args.part_mb * 1024 * 1024, args.upload_threads)
         upload_seconds = time.monotonic() - began
-        progress(f"uploaded {parts} parts in {upload_seconds:.1f} s; loading")
+        progress(f"service: uploaded {parts} parts in {upload_seconds:.1f} s; loading")
         worker_before = cpu_seconds(pids.get("worker", 0))
         began = time.monotonic()
-        status = load(client, key, table_id, uri, args.timeout)
+        status = load(client, ready.key, ready.table_id, uri, args.timeout)
         load_seconds = time.monotonic() - began
         worker_cpu = cpu_seconds(pids.get("worker", 0)) - worker_before
         ingress_cpu = cpu_seconds(pids.get("ingress", 0)) - ingress_before
-    load_average = os.getloadavg()
     if status["state"] != "SUCCEEDED":
         raise RuntimeError(
             f"the load ended {status['state']}: {status.get('errorCode')} {status.get('errorMessage')}"
         )
-    progress(f"load {status['state']} in {load_seconds:.1f} s")
+    progress(f"service: load {status['state']} in {load_seconds:.1f} s")
     loaded, rejected = int(status.get("rowsLoaded") or 0), int(status.get("rowsRejected") or 0)
-    if loaded != expected_rows or rejected:
+    if loaded != rows or rejected:
         raise RuntimeError(
-            f"the load took {loaded:,} rows and rejected {rejected:,}; {expected_rows:,} rows were generated "
+            f"the load took {loaded:,} rows and rejected {rejected:,}; {rows:,} rows were generated "
             f"(sample: {str(status.get('rejectedSample'))[:300]})"
         )
     return Service(
@@ -371,7 +415,6 @@ def run_service(stack: Stack, csv_path: Path, expected_rows: int, args: argparse
         parts=parts,
         worker_cpu=worker_cpu,
         ingress_cpu=ingress_cpu,
-        load_average=load_average,
     )
 
 
@@ -379,68 +422,56 @@ def run_service(stack: Stack, csv_path: Path, expected_rows: int, args: argparse
 # Report
 
 
-def report(
-    size: int,
-    rows: int,
-    baseline: Baseline,
-    service: Service,
-    load_averages: dict[str, tuple[float, float, float]],
-    args: argparse.Namespace,
-) -> None:
+def report(size: int, rows: int, rounds: list[Round], args: argparse.Namespace) -> None:
     def rate(seconds: float) -> float:
         return size / MB / seconds
 
     def line(label: str, value: str, target: str = "", verdict: str = "") -> None:
         print(f"{label:<58}{value:>14}  {target:<10}{verdict}")
 
-    base_rate = rate(baseline.seconds)
-    load_rate = rate(service.load_seconds)
-    end_to_end = service.upload_seconds + service.load_seconds
-    e2e_rate = rate(end_to_end)
-    load_ratio = load_rate / base_rate
     print()
     print(
-        f"load: {size / MB:,.0f} MB CSV, {rows:,} rows, 7 columns; {service.parts} parts of "
-        f"{args.part_mb} MiB, {args.upload_threads} at once; {os.cpu_count()} CPUs"
+        f"load: {size / MB:,.0f} MB CSV, {rows:,} rows, 7 columns; {rounds[0].service.parts} parts of "
+        f"{args.part_mb} MiB, {args.upload_threads} at once; {os.cpu_count()} CPUs; {len(rounds)} rounds"
     )
-    header = f"{'metric':<58}{'MB/s':>14}  {'target':<10}verdict"
+    print(
+        f"{'round':<6}{'baseline s':>11}{'(read':>7}{'+ append)':>10}{'upload s':>10}{'load s':>8}"
+        f"{'e2e ratio':>11}{'load ratio':>12}{'CPU s: baseline / worker / ingress':>38}"
+    )
+    for number, each in enumerate(rounds, start=1):
+        base, service = each.baseline, each.service
+        print(
+            f"{number:<6}{base.seconds:>11.1f}{base.read_seconds:>7.1f}{base.append_seconds:>10.1f}"
+            f"{service.upload_seconds:>10.1f}{service.load_seconds:>8.1f}"
+            f"{base.seconds / service.seconds:>11.2f}{base.seconds / service.load_seconds:>12.2f}"
+            f"{base.cpu:>20.1f} / {service.worker_cpu:.1f} / {service.ingress_cpu:.1f}"
+        )
+    print()
+    header = f"{'median of the rounds':<58}{'MB/s':>14}  {'target':<10}verdict"
     print(header)
     print("-" * len(header))
+    base_seconds = statistics.median(r.baseline.seconds for r in rounds)
+    upload_seconds = statistics.median(r.service.upload_seconds for r in rounds)
+    load_seconds = statistics.median(r.service.load_seconds for r in rounds)
+    end_to_end = statistics.median(r.service.seconds for r in rounds)
+    e2e_ratio = statistics.median(r.baseline.seconds / r.service.seconds for r in rounds)
+    load_ratio = statistics.median(r.baseline.seconds / r.service.load_seconds for r in rounds)
     line(
-        f"baseline: pyarrow read_csv, typed ({baseline.read_seconds:.1f} s)",
-        f"{rate(baseline.read_seconds):,.1f}",
+        f"baseline: pyarrow read_csv typed + pyiceberg append ({base_seconds:.1f} s)",
+        f"{rate(base_seconds):,.1f}",
     )
+    line(f"service: upload through the intake ({upload_seconds:.1f} s)", f"{rate(upload_seconds):,.1f}")
+    line(f"service: /load-from-s3 until SUCCEEDED ({load_seconds:.1f} s)", f"{rate(load_seconds):,.1f}")
+    line(f"service: through intake and load ({end_to_end:.1f} s)", f"{rate(end_to_end):,.1f}")
     line(
-        f"baseline: pyiceberg append ({baseline.append_seconds:.1f} s)",
-        f"{rate(baseline.append_seconds):,.1f}",
-    )
-    line(f"baseline: read + append ({baseline.seconds:.1f} s)", f"{base_rate:,.1f}")
-    line(
-        f"service: upload through the intake ({service.upload_seconds:.1f} s)",
-        f"{rate(service.upload_seconds):,.1f}",
-    )
-    line(f"service: /load-from-s3 until SUCCEEDED ({service.load_seconds:.1f} s)", f"{load_rate:,.1f}")
-    line(
-        f"  of which the job ran on the worker ({service.job_seconds:.1f} s)",
-        f"{rate(service.job_seconds):,.1f}",
-    )
-    line(f"service: end to end, upload + load ({end_to_end:.1f} s)", f"{e2e_rate:,.1f}")
-    line(
-        "ratio load / baseline",
-        f"{load_ratio:.2f}",
+        "ratio through intake and load / baseline",
+        f"{e2e_ratio:.2f}",
         f">= {TARGET_RATIO}",
-        "met" if load_ratio >= TARGET_RATIO else "MISSED",
+        "met" if e2e_ratio >= TARGET_RATIO else "MISSED",
     )
-    line("ratio end to end / baseline", f"{e2e_rate / base_rate:.2f}")
-    # CPU seconds are steadier than wall time on a shared machine: the same work costs the same CPU.
-    line("CPU seconds, baseline (read + append)", f"{baseline.cpu:.1f}")
-    line(
-        "CPU seconds, worker during load / ingress during upload + load",
-        f"{service.worker_cpu:.1f} / {service.ingress_cpu:.1f}",
-    )
-    print(f"rows loaded {service.rows_loaded:,}, rejected {service.rows_rejected:,}")
-    shown = ", ".join(f"{stage} {a[0]:.2f}/{a[1]:.2f}/{a[2]:.2f}" for stage, a in load_averages.items())
-    print(f"load average (1/5/15 min): {shown}")
+    line("ratio load alone / baseline", f"{load_ratio:.2f}")
+    idle = max(r.stack_cpu_during_baseline for r in rounds)
+    print(f"the idle stack used at most {idle:.2f} CPU s while a baseline ran")
 
 
 def main() -> int:
@@ -450,29 +481,38 @@ def main() -> int:
             csv_path = Path(tmp) / "orders.csv"
             progress(f"generating a {args.mb:,} MB CSV (seed {args.seed})")
             rows = generate(csv_path, args.mb * MB, args.seed)
-            os.sync()  # each measured phase starts with nothing of an earlier one left to write back
             size = csv_path.stat().st_size
             progress(f"generated {rows:,} rows, {size / MB:,.1f} MB")
-            load_averages = {"start": os.getloadavg()}
-            baseline_dir = Path(tmp) / "baseline"
-            baseline_dir.mkdir()
-            baseline = measure_baseline(baseline_dir, csv_path, rows)
-            os.sync()
-            progress(f"baseline: {baseline.seconds:.1f} s ({size / MB / baseline.seconds:,.1f} MB/s)")
-            load_averages["after baseline"] = os.getloadavg()
-            data_dir = Path(tmp) / "data"
             limits = {"SVC_RATE_LIMIT_PER_MINUTE": "1000000", "SVC_RATE_LIMIT_PER_DAY": "100000000"}
             progress("starting svc up")
-            with running_stack(data_dir, limits) as stack:
+            rounds: list[Round] = []
+            with running_stack(Path(tmp) / "data", limits) as stack:
                 progress(f"svc is up at {stack.url}")
-                service = run_service(stack, csv_path, rows, args)
-                load_averages["after load"] = service.load_average
+                ready = prepare_service(stack, Path(tmp), args.timeout)
+                for number in range(1 - args.warmup_rounds, args.rounds + 1):
+                    # Each phase starts with nothing of an earlier one left to write back.
+                    os.sync()
+                    baseline_dir = Path(tmp) / f"baseline-{number}"
+                    baseline_dir.mkdir()
+                    stack_before = _stack_cpu(ready)
+                    baseline = measure_baseline(baseline_dir, csv_path, rows)
+                    stack_idle = _stack_cpu(ready) - stack_before
+                    shutil.rmtree(baseline_dir, ignore_errors=True)
+                    progress(f"round {number}: baseline {baseline.seconds:.1f} s")
+                    os.sync()
+                    measured = Round(baseline, run_service(stack, ready, csv_path, rows, args), stack_idle)
+                    if number >= 1:  # rounds numbered 0 and below warm both sides up and are not reported
+                        rounds.append(measured)
                 progress("stopping svc up")
-        report(size, rows, baseline, service, load_averages, args)
+        report(size, rows, rounds, args)
     except Exception:
         traceback.print_exc()
         return 1
     return 0
+
+
+def _stack_cpu(ready: Prepared) -> float:
+    return sum(cpu_seconds(pid) for pid in ready.pids.values())
 
 
 if __name__ == "__main__":
