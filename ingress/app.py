@@ -27,6 +27,7 @@ from ingress.routes import (
     webhook_trigger,
 )
 from ingress.state import Services
+from ingress.trigger_fast_path import TriggerFastPath
 from schemas.settings import Settings
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.group_commit import GroupCommitter
@@ -99,6 +100,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(loads.router)
     app.include_router(scheduled_events.router)
     app.include_router(intake.router)
+    app.add_middleware(TriggerFastPath, services=lambda: app.state.services)
     app.add_middleware(
         EdgeMiddleware,
         max_body_bytes=settings.max_request_bytes,

@@ -299,3 +299,24 @@ def test_body_over_10_mb_is_refused(world: World, ingress: Ingress) -> None:
         ).status_code
         == 202
     )
+
+
+def test_the_trigger_is_served_ahead_of_the_router_with_the_same_edges(
+    world: World, ingress: Ingress
+) -> None:
+    webhook_id, key = webhook(world)
+    answer = fire(ingress, {"resourceId": webhook_id}, headers={"Authorization": key}, json={"a": 1})
+    assert answer.status_code == 202 and answer.headers["X-Request-Id"]
+    assert answer.headers["X-RateLimit-Remaining-Minute"]
+    metrics = ingress.client.get("/metrics").text
+    assert 'svc_http_requests_total{method="POST",route="/clients/custom-webhooks",status="202"}' in metrics
+    # Other methods and a sub-path still go to FastAPI's router; the OpenAPI document keeps the five methods.
+    assert ingress.client.request("HEAD", TRIGGER, params={"resourceId": webhook_id}).status_code == 405
+    assert ingress.client.post(f"{TRIGGER}/extra", params={"resourceId": webhook_id}).status_code == 404
+    paths = ingress.client.get("/openapi.json").json()["paths"]
+    assert set(paths[TRIGGER]) == {"get", "post", "put", "patch", "delete"}
+    # A chunked body over the request limit is refused by the edge's byte count, as on every route.
+    limit = ingress.settings.max_request_bytes
+    chunks = iter([b"x" * (limit // 2 + 1), b"x" * (limit // 2 + 1)])
+    refused = fire(ingress, {"resourceId": webhook_id}, headers={"Authorization": key}, content=chunks)
+    assert refused.status_code == 413 and refused.json()["errors"][0].startswith("Request body exceeds")
