@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from functools import partial
 from typing import Any
 
 import mode
@@ -60,6 +61,7 @@ class HandlerRuntime(WorkerRuntime):
         self.svcdb = SvcDbQueue(self.committer, self.sessions, self.publisher)
         self.invoker = HandlerInvoker(self.publisher)
         self._handlers: dict[tuple[str, str], tuple[float, HandlerResource | None]] = {}
+        self._reading: dict[tuple[str, str], asyncio.Future[HandlerResource | None]] = {}
 
     async def on_stop(self) -> None:
         await super().on_stop()
@@ -71,14 +73,27 @@ class HandlerRuntime(WorkerRuntime):
 
     async def cached_handler(self, company_id: str, resource_id: str) -> HandlerResource | None:
         """The handler as registered at most ``HANDLER_CACHE_SECONDS`` ago (one DB read per handler per
-        second instead of one per delivery)."""
+        second instead of one per delivery). Deliveries that miss together share one read: without that,
+        every delivery in flight when the entry expires read the row again."""
         key = (company_id, resource_id)
         moment = time.monotonic()
         hit = self._handlers.get(key)
         if hit is not None and moment - hit[0] < HANDLER_CACHE_SECONDS:
             return hit[1]
-        found = await asyncio.to_thread(self.handler, company_id, resource_id)
+        reading = self._reading.get(key)
+        if reading is None:
+            reading = asyncio.ensure_future(asyncio.to_thread(self.handler, company_id, resource_id))
+            self._reading[key] = reading
+            reading.add_done_callback(partial(self._handler_read, key, moment))
+        # Shielded: one waiting delivery cancelled does not cancel the read the others wait on.
+        return await asyncio.shield(reading)
+
+    def _handler_read(
+        self, key: tuple[str, str], moment: float, reading: asyncio.Future[HandlerResource | None]
+    ) -> None:
+        self._reading.pop(key, None)
+        if reading.cancelled() or reading.exception() is not None:
+            return
         if len(self._handlers) >= _HANDLER_CACHE_SIZE:
             self._handlers.clear()
-        self._handlers[key] = (moment, found)
-        return found
+        self._handlers[key] = (moment, reading.result())
