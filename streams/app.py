@@ -32,6 +32,9 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = (), app_id: str | 
     """Build the app with timeouts that rebalance in about a second (Faust's 60 s defaults stall a join)."""
     if not settings.kafka_bootstrap:
         raise ValueError("the broker address must be resolved before the worker starts")
+    # Faust keeps its (unused, memory:// store) table folders under <data dir>/faust, not the working dir;
+    # it creates that folder, not its parents.
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
     app = faust.App(
         app_id or settings.worker_id,
         broker=[f"kafka://{server}" for server in settings.kafka_bootstrap.split(",")],

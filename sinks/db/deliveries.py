@@ -229,8 +229,11 @@ def claim(session: Session, tasks: list[DeliveryTask], now: datetime) -> list[At
     """QUEUED → PROCESSING for each task whose entry is still QUEUED; the others were already taken."""
     claimed: list[Attempt] = []
     configs: dict[str, dict[str, Any]] = {}
+    # Core statements on the session's connection (same transaction): the ORM's handling of a statement
+    # costs more than running it, and these touch no ORM objects.
+    connection = session.connection()
     for task in tasks:
-        row = session.execute(
+        row = connection.execute(
             _CLAIM, {"entry_id": task.entry_id, "company": task.company_id, "now": now}
         ).first()
         if row is None:
@@ -238,7 +241,7 @@ def claim(session: Session, tasks: list[DeliveryTask], now: datetime) -> list[At
         executions.bump(session, task.webhook_id, QUEUED, -1)
         executions.bump(session, task.webhook_id, PROCESSING, 1)
         if task.webhook_id not in configs:
-            config_json = session.execute(_CONFIG, {"webhook": task.webhook_id}).scalar_one()
+            config_json = connection.execute(_CONFIG, {"webhook": task.webhook_id}).scalar_one()
             configs[task.webhook_id] = json.loads(config_json)
         claimed.append(
             Attempt(
@@ -270,7 +273,7 @@ def finish(session: Session, result: Finish) -> DeliveryTask | None:
         select(WebhookExecution.started_at).where(WebhookExecution.id == result.task.entry_id)
     )
     started = started or result.ended_at
-    row = session.execute(
+    row = session.connection().execute(
         _FINISH,
         {
             "entry_id": result.task.entry_id,
