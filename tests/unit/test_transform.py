@@ -41,9 +41,9 @@ BODY = json.dumps(ORDER)
 def test_compile_keeps_order_and_expressions() -> None:
     compiled = compile_jsonpath_mappings({"b": "$.id", "a": "$.total"})
     assert isinstance(compiled, CompiledMappings)
-    assert [(name, expression) for name, expression, _ in compiled.entries] == [
-        ("b", "$.id"),
-        ("a", "$.total"),
+    assert [(name, expression, steps) for name, expression, _, steps in compiled.entries] == [
+        ("b", "$.id", ("id",)),
+        ("a", "$.total", ("total",)),
     ]
     assert len(compiled) == 2
 
