@@ -45,7 +45,7 @@ class Settings(BaseSettings):
     topic_partitions: int = Field(4, ge=1, le=1024)
     topic_replication: int = Field(1, ge=1, le=16)
     worker_id: str = "svc-worker"
-    worker_concurrency: int = Field(64, ge=1, le=4096)
+    worker_concurrency: int = Field(256, ge=1, le=4096)
     reconcile_interval_seconds: float = Field(5.0, gt=0)
     queued_grace_seconds: float = Field(30.0, gt=0)
     processing_grace_seconds: float = Field(10.0, ge=0)
