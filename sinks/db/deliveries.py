@@ -273,7 +273,8 @@ def finish(session: Session, result: Finish) -> DeliveryTask | None:
         select(WebhookExecution.started_at).where(WebhookExecution.id == result.task.entry_id)
     )
     started = started or result.ended_at
-    row = session.connection().execute(
+    connection = session.connection()  # a Core statement: no ORM handling needed
+    row = connection.execute(
         _FINISH,
         {
             "entry_id": result.task.entry_id,
