@@ -29,11 +29,9 @@ import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
 import traceback
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,22 +41,23 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 from _common import Stack, cpu_seconds, descendants, progress, running_stack
+from rich.console import Console
 
 from schemas.column_types import ColumnDef, parse_column_type
 from sinks.iceberg import catalog as iceberg
 from sinks.iceberg.convert import repeated, sequence
 from sinks.iceberg.types import arrow_schema
-from svc.load_file import send_part
+from svc import load_file
 
 TARGET_RATIO = 0.7
 MB = 1_000_000
 CHUNK_ROWS = 250_000
 ADMIN = "/svc_poweruser/analytics/tables"
 ANALYTICS = "/clients/svcdb/analytics"
-INTAKE = "/clients/svcdb-intake"
 FINAL_STATES = {"SUCCEEDED", "FAILED", "CANCELLED", "TIMED_OUT"}
 WAIT_MS = 20_000
 REQUEST_TIMEOUT_SECONDS = 600.0
+QUIET = Console(quiet=True)  # svc load's upload without its progress bar
 
 COLUMNS: list[dict[str, Any]] = [
     {"name": "order_id", "type": "LONG", "nullable": False, "description": "Order number"},
@@ -258,52 +257,12 @@ def _answer(response: httpx.Response, what: str) -> dict[str, Any]:
 
 
 def upload(client: httpx.Client, key: str, path: Path, part_bytes: int, threads: int) -> tuple[str, int]:
-    """The file's s3Uri once the multipart upload is complete, and the number of parts sent."""
-    headers = {"Authorization": key}
-    started = _answer(
-        client.post(f"{INTAKE}/multipart-initiate", json={"fileName": path.name}, headers=headers), "initiate"
-    )
-    upload_id, s3_key = started["uploadId"], started["s3Key"]
-    size = path.stat().st_size
-    numbers = list(range(1, max(1, -(-size // part_bytes)) + 1))
-    links: dict[str, str] = _answer(
-        client.post(
-            f"{INTAKE}/multipart-part-urls",
-            json={"uploadId": upload_id, "s3Key": s3_key, "partNumbers": numbers},
-            headers=headers,
-        ),
-        "multipart-part-urls",
-    )["partUrls"]
-    local = threading.local()
-    clients: list[httpx.Client] = []
-
-    def send(number: int) -> tuple[str, str]:
-        if not hasattr(local, "client"):
-            # One connection per sending thread, kept across its parts, as a client library would.
-            local.client = httpx.Client(timeout=REQUEST_TIMEOUT_SECONDS)
-            clients.append(local.client)
-        offset = (number - 1) * part_bytes
-        # Streamed from the file as `svc load` sends it.
-        etag = send_part(local.client, links[str(number)], path, offset, min(part_bytes, size - offset))
-        return str(number), etag
-
-    try:
-        with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="part") as pool:
-            etags = dict(pool.map(send, numbers))
-    finally:
-        for each in clients:
-            each.close()
-    done = _answer(
-        client.post(
-            f"{INTAKE}/multipart-complete",
-            json={"uploadId": upload_id, "s3Key": s3_key, "partETags": etags},
-            headers=headers,
-        ),
-        "multipart-complete",
-    )
-    if int(done["sizeBytes"]) != size:
-        raise RuntimeError(f"the upload holds {done['sizeBytes']} bytes, the file {size}")
-    return str(done["s3Uri"]), len(numbers)
+    """The file's s3Uri once uploaded as ``svc load`` uploads it, and the number of parts sent."""
+    with httpx.Client(
+        base_url=client.base_url, headers={"Authorization": key}, timeout=REQUEST_TIMEOUT_SECONDS
+    ) as authorized:
+        uri = load_file.upload(authorized, path, part_bytes, QUIET, parts_at_once=threads)
+    return uri, max(1, -(-path.stat().st_size // part_bytes))
 
 
 def load(client: httpx.Client, key: str, table_id: str, uri: str, timeout: float) -> dict[str, Any]:

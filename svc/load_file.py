@@ -91,7 +91,11 @@ def _answer(response: httpx.Response) -> dict[str, Any]:
     return body
 
 
-def upload(client: httpx.Client, path: Path, part_bytes: int, console: Console) -> str:
+def upload(
+    client: httpx.Client, path: Path, part_bytes: int, console: Console, parts_at_once: int = PARTS_AT_ONCE
+) -> str:
+    """Upload ``path`` through the intake (``client`` carries the base URL and the client API key); answers
+    the completed upload's s3Uri."""
     size = path.stat().st_size
     started = _answer(client.post("/clients/svcdb-intake/multipart-initiate", json={"fileName": path.name}))
     upload_id, key = started["uploadId"], started["s3Key"]
@@ -106,7 +110,7 @@ def upload(client: httpx.Client, path: Path, part_bytes: int, console: Console) 
     with (
         Progress(*columns, console=console, transient=False) as progress,
         httpx.Client(timeout=300) as parts_client,  # part links carry their own credential
-        ThreadPoolExecutor(max_workers=PARTS_AT_ONCE) as pool,
+        ThreadPoolExecutor(max_workers=parts_at_once) as pool,
     ):
         task = progress.add_task(f"uploading {path.name}", total=size)
 
@@ -127,6 +131,8 @@ def upload(client: httpx.Client, path: Path, part_bytes: int, console: Console) 
             json={"uploadId": upload_id, "s3Key": key, "partETags": etags},
         )
     )
+    if int(done["sizeBytes"]) != size:
+        raise LoadCommandError(f"the upload holds {done['sizeBytes']} bytes, the file {size}")
     return str(done["s3Uri"])
 
 

@@ -1,35 +1,62 @@
-"""Rows inserted when their transaction commits, many at a time.
+"""Writes a unit of work leaves for its transaction's commit, gathered and done together just before it.
 
-A group commit carries hundreds of small units of work; each inserting its own rows one statement at a time
-keeps the metadata DB's single write lock while Python builds every statement. Units that only insert rows
-with client-made ids (nothing in the same transaction reads them back) defer them here instead: just before
-the commit, each table's rows go in as one executemany, tables in the order they were first deferred (so a
-row referenced by a foreign key goes in before the rows that reference it).
+A group commit carries hundreds of small units of work; each writing its own rows one statement at a time
+keeps the metadata DB's single write lock while Python builds every statement. Writes that nothing in the
+same transaction reads back are gathered in the session instead (`gathered`) and written by one flush per
+kind just before the commit (`at_commit`), in the order the kinds were registered; a rollback drops them.
+
+Deferred inserts are one kind: each table's rows go in as one executemany, tables in the order they were
+first deferred (so a row referenced by a foreign key goes in before the rows that reference it).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import Table, event, insert
 from sqlalchemy.orm import Session
 
-_PENDING = "svc.deferred_inserts"
+_FLUSHES: dict[str, Callable[[Session, Any], None]] = {}
+_INSERTS = "svc.deferred_inserts"
+
+
+def at_commit(name: str, flush: Callable[[Session, Any], None]) -> None:
+    """Register ``flush``: it gets what units of work `gathered` under ``name`` just before each commit."""
+    _FLUSHES[name] = flush
+
+
+def gathered(session: Session, name: str, empty: Callable[[], Any]) -> Any:
+    """The transaction's collection under ``name`` (``empty()`` the first time), for a unit to add to."""
+    collection = session.info.get(name)
+    if collection is None:
+        collection = session.info[name] = empty()
+    return collection
 
 
 def defer_insert(session: Session, table: Table, row: dict[str, Any]) -> None:
     """Insert ``row`` into ``table`` when the session's transaction commits."""
-    pending: dict[Table, list[dict[str, Any]]] = session.info.setdefault(_PENDING, {})
+    pending: dict[Table, list[dict[str, Any]]] = gathered(session, _INSERTS, dict)
     pending.setdefault(table, []).append(row)
 
 
-@event.listens_for(Session, "before_commit")
-def _insert_deferred(session: Session) -> None:
-    pending: dict[Table, list[dict[str, Any]]] | None = session.info.pop(_PENDING, None)
-    for table, rows in (pending or {}).items():
+def _insert_rows(session: Session, pending: dict[Table, list[dict[str, Any]]]) -> None:
+    for table, rows in pending.items():
         session.execute(insert(table), rows)
 
 
+at_commit(_INSERTS, _insert_rows)
+
+
+@event.listens_for(Session, "before_commit")
+def _flush_gathered(session: Session) -> None:
+    for name, flush in _FLUSHES.items():
+        collection = session.info.pop(name, None)
+        if collection:
+            flush(session, collection)
+
+
 @event.listens_for(Session, "after_rollback")
-def _drop_deferred(session: Session) -> None:
-    session.info.pop(_PENDING, None)
+def _drop_gathered(session: Session) -> None:
+    for name in _FLUSHES:
+        session.info.pop(name, None)

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import Table, event, func, select
+from sqlalchemy import Table, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from schemas.webhooks import ExecutionStatus
 from sinks import credentials
+from sinks.db.deferred import at_commit, gathered
 from sinks.db.models import WebhookExecution, WebhookExecutionCount, WebhookPayload
 
 
@@ -25,7 +26,7 @@ def _upsert_count(dialect: Any) -> Any:
 
 # Built once per dialect (the delta is a parameter), so each bump is a compiled-statement cache hit.
 _BUMP = {"postgresql": _upsert_count(postgresql), "sqlite": _upsert_count(sqlite)}
-_PENDING = "svc.pending_counts"
+_COUNTS = "svc.pending_counts"
 
 
 def bump(session: Session, webhook_id: str, status: str, delta: int) -> None:
@@ -35,25 +36,21 @@ def bump(session: Session, webhook_id: str, status: str, delta: int) -> None:
     group commit of many deliveries moves each counter once, and the write lock the counters need is held
     for one statement instead of five per delivery.
     """
-    pending: dict[tuple[str, str], int] = session.info.setdefault(_PENDING, {})
+    pending: dict[tuple[str, str], int] = gathered(session, _COUNTS, dict)
     pending[(webhook_id, status)] = pending.get((webhook_id, status), 0) + delta
 
 
-@event.listens_for(Session, "before_commit")
-def _write_pending_counts(session: Session) -> None:
-    pending: dict[tuple[str, str], int] | None = session.info.pop(_PENDING, None)
+def _write_counts(session: Session, pending: dict[tuple[str, str], int]) -> None:
     rows = [
         {"webhook_id": webhook_id, "status": status, "entries": delta}
-        for (webhook_id, status), delta in sorted((pending or {}).items())
+        for (webhook_id, status), delta in sorted(pending.items())
         if delta
     ]
     if rows:
         session.execute(_BUMP[session.get_bind().dialect.name], rows)
 
 
-@event.listens_for(Session, "after_rollback")
-def _drop_pending_counts(session: Session) -> None:
-    session.info.pop(_PENDING, None)
+at_commit(_COUNTS, _write_counts)
 
 
 def store_payload(
