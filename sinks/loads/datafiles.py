@@ -38,6 +38,7 @@ from sinks.iceberg.convert import repeated, sequence
 __all__ = [
     "FileTarget",
     "RollingFiles",
+    "SystemColumns",
     "delete_files",
     "dictionary_columns",
     "renumbered_file",
@@ -127,20 +128,51 @@ class _LoadFileWriter(ParquetFormatWriter):
         super().write(table)
 
 
-def with_system_columns(rows: pa.Table, schema: pa.Schema, load_id: str, first_record_id: int) -> pa.Table:
+class SystemColumns:
+    """`_load_id` and `_record_id` for the chunks of one load: each made once, as long as the longest chunk
+    and in the table's type, and sliced per chunk (a slice copies nothing), instead of allocating and
+    filling three arrays per chunk."""
+
+    def __init__(self, load_id: str, schema: pa.Schema) -> None:
+        self._load_id = load_id
+        self._load_id_type = schema.field(LOAD_ID_COLUMN).type
+        self._record_id_type = schema.field(RECORD_ID_COLUMN).type
+        self._load_ids: pa.Array | None = None
+        self._offsets: pa.Array | None = None
+
+    def load_ids(self, count: int) -> pa.Array:
+        if self._load_ids is None or len(self._load_ids) < count:
+            self._load_ids = repeated(self._load_id, count).cast(self._load_id_type)
+        return self._load_ids.slice(0, count)
+
+    def record_ids(self, first: int, count: int) -> pa.Array:
+        if self._offsets is None or len(self._offsets) < count:
+            self._offsets = sequence(0, count)
+        return pc.add(self._offsets.slice(0, count), first).cast(self._record_id_type)
+
+
+def with_system_columns(
+    rows: pa.Table,
+    schema: pa.Schema,
+    load_id: str,
+    first_record_id: int,
+    system: SystemColumns | None = None,
+) -> pa.Table:
     """`rows` (the user columns) in the table's column order and types, `_load_id` set to `load_id` and
-    `_record_id` counting from `first_record_id`; a table column the rows lack is null."""
+    `_record_id` counting from `first_record_id`; a table column the rows lack is null. `system` (made
+    for `load_id` and `schema`) shares the system columns' arrays between the chunks of a load."""
     count = rows.num_rows
     names = set(rows.column_names)
     extra = names - set(schema.names)
     if extra:
         raise ValueError(f"rows carry columns the table does not have: {sorted(extra)}")
+    system = system or SystemColumns(load_id, schema)
     arrays: list[pa.Array | pa.ChunkedArray] = []
     for field in schema:
         if field.name == LOAD_ID_COLUMN:
-            column: pa.Array | pa.ChunkedArray = repeated(load_id, count)
+            column: pa.Array | pa.ChunkedArray = system.load_ids(count)
         elif field.name == RECORD_ID_COLUMN:
-            column = sequence(first_record_id, count)
+            column = system.record_ids(first_record_id, count)
         elif field.name in names:
             column = rows.column(field.name)
         elif field.nullable:

@@ -29,6 +29,7 @@ from sinks.iceberg.staged import StagedWrite
 from sinks.loads.datafiles import (
     FileTarget,
     RollingFiles,
+    SystemColumns,
     delete_files,
     renumbered_file,
     with_system_columns,
@@ -143,6 +144,7 @@ class _Lane:
         self._target = target
         self._schema = target.arrow_schema
         self._load_id = load_id
+        self._system = SystemColumns(load_id, self._schema)
         self._rolling = RollingFiles(target, prefix)
         self._partitioned: list[DataFile] = []
         self._partitioned_table = target.partitioned
@@ -199,7 +201,7 @@ class _Lane:
                     self._rolling.close()
                     return
                 chunk, first = item
-                rows = with_system_columns(chunk, self._schema, self._load_id, first)
+                rows = with_system_columns(chunk, self._schema, self._load_id, first, self._system)
                 if not self._partitioned_table:
                     self._rolling.write(rows)
                     continue

@@ -93,11 +93,24 @@ class ConcatenatedFile(io.RawIOBase):
 
     def _part(self, index: int) -> io.BufferedReader:
         if index != self._open_index or self._handle is None:
-            if self._handle is not None:
-                self._handle.close()
+            self._close_part()
             self._handle = self._paths[index].open("rb")
             self._open_index = index
+            _advise(self._handle, "POSIX_FADV_SEQUENTIAL")
         return self._handle
+
+    def _close_part(self) -> None:
+        """Close the open part; one read past its end is dropped from the page cache, as the store writes
+        parts around it (`local._drop_cached`): a load reads its source once, front to back, and reused
+        pages cost less than fresh ones."""
+        if self._handle is None:
+            return
+        index = self._open_index
+        end = self._starts[index + 1] if index + 1 < len(self._starts) else self._size
+        if self._position >= end:
+            _advise(self._handle, "POSIX_FADV_DONTNEED")
+        self._handle.close()
+        self._handle = None
 
     def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         view = memoryview(buffer).cast("B")
@@ -116,10 +129,13 @@ class ConcatenatedFile(io.RawIOBase):
         return filled
 
     def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+        self._close_part()
         super().close()
+
+
+def _advise(handle: io.BufferedReader, advice: str) -> None:
+    if hasattr(os, advice):  # POSIX systems
+        os.posix_fadvise(handle.fileno(), 0, 0, getattr(os, advice))
 
 
 class AssembledAwareHandler(pyarrow.fs.FSSpecHandler):  # type: ignore[misc]

@@ -13,7 +13,7 @@ from pyiceberg.table.metadata import new_table_metadata
 from pyiceberg.table.sorting import UNSORTED_SORT_ORDER
 from pyiceberg.types import LongType, NestedField, StringType
 
-from sinks.loads.datafiles import FileTarget, dictionary_columns, with_system_columns
+from sinks.loads.datafiles import FileTarget, SystemColumns, dictionary_columns, with_system_columns
 
 pytestmark = pytest.mark.unit
 
@@ -44,6 +44,16 @@ def test_chunked_rows_and_no_rows() -> None:
     assert with_system_columns(rows, SCHEMA, "x", 1).column("_record_id").to_pylist() == [1, 2, 3]
     empty = with_system_columns(pa.table({"n": pa.array([], pa.int64())}), SCHEMA, "x", 1)
     assert empty.num_rows == 0 and empty.schema == SCHEMA
+
+
+def test_shared_system_columns_fit_chunks_of_any_length_in_turn() -> None:
+    system = SystemColumns("load-2", SCHEMA)
+    for first, count in [(10, 3), (13, 5), (18, 2), (20, 0), (20, 4)]:
+        rows = pa.table({"n": pa.array(range(count), pa.int64())})
+        out = with_system_columns(rows, SCHEMA, "load-2", first, system)
+        assert out.schema == SCHEMA
+        assert out.column("_record_id").to_pylist() == list(range(first, first + count))
+        assert out.column("_load_id").to_pylist() == ["load-2"] * count
 
 
 @pytest.mark.parametrize(

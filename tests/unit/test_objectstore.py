@@ -1,5 +1,6 @@
 import hashlib
 import io
+import os
 from pathlib import Path
 
 import pyarrow as pa
@@ -181,6 +182,36 @@ def test_a_multipart_object_keeps_its_parts_and_reads_as_one_file(tmp_path: Path
         assert handle.size() == len(whole)
     assert store.delete_prefix("uploads/c1/") == 1
     assert not store.exists("uploads/c1/u1/f.bin")
+
+
+@pytest.mark.skipif(not hasattr(os, "posix_fadvise"), reason="page cache advice is POSIX only")
+def test_parts_leave_the_page_cache_once_written_or_read_through(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parts are written around the page cache and a reader drops each part it has read to the end (and
+    only those): the advice goes to the kernel, so it is recorded here by file name."""
+    dropped: list[str] = []
+    advise = os.posix_fadvise
+
+    def recording(fd: int, offset: int, length: int, advice: int) -> None:
+        if advice == os.POSIX_FADV_DONTNEED:
+            dropped.append(Path(os.readlink(f"/proc/self/fd/{fd}")).name)
+        advise(fd, offset, length, advice)
+
+    monkeypatch.setattr(os, "posix_fadvise", recording)
+    store = LocalObjectStore(tmp_path / "objects", "b")
+    _completed(store, "u/f.csv", [b"a" * MIN_PART_BYTES, b"b" * MIN_PART_BYTES, b"c"])
+    assert len(dropped) == 3 and all(".tmp" in name for name in dropped)  # each part as it was written
+    dropped.clear()
+    filesystem, base = store.arrow_filesystem()
+    with filesystem.open_input_file(f"{base}/u/f.csv") as handle:
+        handle.read(MIN_PART_BYTES + 10)  # the first part read through, the second begun
+        assert [name.split("-")[0] for name in dropped] == ["1"]
+        handle.seek(0)
+        handle.read(5)  # back to the first part: the second was not read to its end, so it stays
+        assert [name.split("-")[0] for name in dropped] == ["1"]
+    assert store.get_bytes("u/f.csv")[-1:] == b"c"
+    assert {name.split("-")[0] for name in dropped} == {"1", "2", "3"}
 
 
 def test_a_parquet_file_uploaded_in_parts_reads_with_random_access(tmp_path: Path) -> None:
