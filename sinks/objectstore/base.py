@@ -44,8 +44,8 @@ def check_part_number(part_number: int) -> int:
     return part_number
 
 
-def quoted_etag(md5_hex: str) -> str:
-    return f'"{md5_hex}"'
+def quoted_etag(digest_hex: str) -> str:
+    return f'"{digest_hex}"'
 
 
 def same_etag(given: str, stored: str) -> bool:
