@@ -28,6 +28,7 @@ from ingress.routes import (
 )
 from ingress.state import Services
 from ingress.trigger_fast_path import TriggerFastPath
+from ingress.trigger_targets import TriggerTargets
 from schemas.settings import Settings
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.group_commit import GroupCommitter
@@ -68,6 +69,7 @@ def create_app(settings: Settings) -> FastAPI:
             registry=registry,
             store=ObjectStore.from_settings(settings),
             reads=TableReads(catalog),
+            trigger_targets=TriggerTargets(settings.trigger_cache_seconds),
         )
         # Everything loaded so far (modules, the app, its routes) lives as long as the process: out of the
         # collector's sight, full collections no longer walk it on every request burst.

@@ -10,6 +10,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from ingress.ratelimit import RateLimiter, RowQuota
+from ingress.trigger_targets import TriggerTargets
 from schemas.settings import Settings
 from sinks.db.group_commit import GroupCommitter
 from sinks.iceberg.masking import Masker
@@ -33,3 +34,4 @@ class Services:
     registry: CollectorRegistry
     store: ObjectStore
     reads: TableReads
+    trigger_targets: TriggerTargets

@@ -54,6 +54,8 @@ class Settings(BaseSettings):
     rate_limit_per_day: int = Field(200_000, ge=1)
     webhook_rate_limit_per_minute: int = Field(120_000, ge=1)
     webhook_rate_limit_per_day: int = Field(50_000_000, ge=1)
+    # How long the public trigger keeps a webhook's row (ingress/trigger_targets.py); 0: never.
+    trigger_cache_seconds: float = Field(1.0, ge=0, le=60)
     append_rows_per_minute: int = Field(6_000_000, ge=1)
     table_commit_interval_seconds: float = Field(1.0, gt=0, le=5)
     scheduler_action_timeout_seconds: float = Field(300.0, gt=0, le=900)

@@ -7,7 +7,7 @@ import math
 
 from fastapi import APIRouter
 
-from ingress.deps import DbSession, PoweruserCaller
+from ingress.deps import DbSession, PoweruserCaller, Svc
 from ingress.errors import ApiError
 from ingress.webhook_config import validated_config
 from schemas.admin import Principal
@@ -106,29 +106,38 @@ def get_all_webhooks(caller: PoweruserCaller, session: DbSession) -> WebhookList
 
 
 @router.post("/update", response_model=WebhookAnswer, response_model_by_alias=True)
-def update_webhook(body: UpdateWebhookRequest, caller: PoweruserCaller, session: DbSession) -> WebhookAnswer:
+def update_webhook(
+    body: UpdateWebhookRequest, caller: PoweruserCaller, session: DbSession, svc: Svc
+) -> WebhookAnswer:
     visible = _visible(session, caller, body.webhook_id, AccessLevel.WRITE)
     config = validated_config(session, caller, body.webhook_config)
     webhooks.replace_config(visible.webhook, config, body.is_enabled)
+    svc.trigger_targets.forget_after_commit(session, visible.webhook.id)
     return WebhookAnswer(
         webhook=_wire(visible.webhook, webhooks.api_key_id(session, visible.webhook), visible.level)
     )
 
 
 @router.post("/delete", response_model=DeletedAnswer, response_model_by_alias=True)
-def delete_webhook(body: WebhookIdRequest, caller: PoweruserCaller, session: DbSession) -> DeletedAnswer:
+def delete_webhook(
+    body: WebhookIdRequest, caller: PoweruserCaller, session: DbSession, svc: Svc
+) -> DeletedAnswer:
     visible = _visible(session, caller, body.webhook_id, AccessLevel.READ)
     if visible.webhook.owner_id != caller.user_id:
         raise ApiError(403, "Only the owner can delete this webhook")
+    svc.trigger_targets.forget_after_commit(session, visible.webhook.id)
     webhooks.remove(session, visible.webhook)
     return DeletedAnswer(deleted=True)
 
 
 @router.post("/refresh-api-key", response_model=ApiKeyAnswer, response_model_by_alias=True)
-def refresh_api_key(body: WebhookIdRequest, caller: PoweruserCaller, session: DbSession) -> ApiKeyAnswer:
+def refresh_api_key(
+    body: WebhookIdRequest, caller: PoweruserCaller, session: DbSession, svc: Svc
+) -> ApiKeyAnswer:
     visible = _visible(session, caller, body.webhook_id, AccessLevel.READ)
     if not visible.level.allows(AccessLevel.ADMIN):
         raise ApiError(403, "Only admins can refresh the API key")
+    svc.trigger_targets.forget_after_commit(session, visible.webhook.id)
     return ApiKeyAnswer(api_key=webhooks.refresh_key(session, visible.webhook))
 
 

@@ -57,11 +57,17 @@ def _redacted(values: dict[str, str]) -> str:
 
 
 def _authenticate(svc: Services, webhook_id: str, key: str | None) -> TriggerTarget:
-    # A plain connection, not an ORM session: two reads of columns on every delivery.
-    with svc.engine.connect() as connection:
-        target = check_target(deliveries.load_target(connection, webhook_id))
-        check_key(target, key, lambda key_id: deliveries.key_owner(connection, key_id))
+    target = check_target(svc.trigger_targets.get(webhook_id, lambda found: _read(svc, found, None)))
+    check_key(target, key, lambda key_id: _read(svc, None, key_id))
     return target
+
+
+def _read(svc: Services, webhook_id: str | None, key_id: str | None) -> Any:
+    """A webhook's trigger target, or the webhook a key id belongs to: one read on a plain connection."""
+    with svc.engine.connect() as connection:
+        if webhook_id is not None:
+            return deliveries.load_target(connection, webhook_id)
+        return deliveries.key_owner(connection, key_id or "")
 
 
 def _resource(config: dict[str, Any]) -> tuple[str | None, str | None]:
