@@ -74,6 +74,7 @@ class ConcatenatedFile(io.RawIOBase):
         self._position = 0
         self._open_index = -1
         self._handle: io.BufferedReader | None = None
+        self._read_through = -1  # the last part a read reached the end of
 
     def readable(self) -> bool:
         return True
@@ -96,18 +97,17 @@ class ConcatenatedFile(io.RawIOBase):
             self._close_part()
             self._handle = self._paths[index].open("rb")
             self._open_index = index
+            self._read_through = -1
             _advise(self._handle, "POSIX_FADV_SEQUENTIAL")
         return self._handle
 
     def _close_part(self) -> None:
-        """Close the open part; one read past its end is dropped from the page cache, as the store writes
+        """Close the open part; one read to its end is dropped from the page cache, as the store writes
         parts around it (`local._drop_cached`): a load reads its source once, front to back, and reused
         pages cost less than fresh ones."""
         if self._handle is None:
             return
-        index = self._open_index
-        end = self._starts[index + 1] if index + 1 < len(self._starts) else self._size
-        if self._position >= end:
+        if self._read_through == self._open_index:
             _advise(self._handle, "POSIX_FADV_DONTNEED")
         self._handle.close()
         self._handle = None
@@ -126,6 +126,8 @@ class ConcatenatedFile(io.RawIOBase):
                 raise OSError(f"part {self._paths[index].name} is shorter than its manifest says")
             filled += got
             self._position += got
+            if self._position == end:
+                self._read_through = index
         return filled
 
     def close(self) -> None:

@@ -210,6 +210,12 @@ def test_parts_leave_the_page_cache_once_written_or_read_through(
         handle.seek(0)
         handle.read(5)  # back to the first part: the second was not read to its end, so it stays
         assert [name.split("-")[0] for name in dropped] == ["1"]
+    dropped.clear()
+    with filesystem.open_input_file(f"{base}/u/f.csv") as handle:
+        handle.read(5)
+        handle.seek(2 * MIN_PART_BYTES)  # past the rest of the first part, unread: it stays cached
+        assert handle.read(1) == b"c"
+    assert [name.split("-")[0] for name in dropped] == ["3"]
     assert store.get_bytes("u/f.csv")[-1:] == b"c"
     assert {name.split("-")[0] for name in dropped} == {"1", "2", "3"}
 
