@@ -57,17 +57,20 @@ def _redacted(values: dict[str, str]) -> str:
 
 
 def _authenticate(svc: Services, webhook_id: str, key: str | None) -> TriggerTarget:
-    target = check_target(svc.trigger_targets.get(webhook_id, lambda found: _read(svc, found, None)))
-    check_key(target, key, lambda key_id: _read(svc, None, key_id))
+    target = check_target(svc.trigger_targets.get(webhook_id, lambda found: _load_target(svc, found)))
+    check_key(target, key, lambda key_id: _key_owner(svc, key_id))
     return target
 
 
-def _read(svc: Services, webhook_id: str | None, key_id: str | None) -> Any:
-    """A webhook's trigger target, or the webhook a key id belongs to: one read on a plain connection."""
+# Plain connections, not ORM sessions: one read of columns each.
+def _load_target(svc: Services, webhook_id: str) -> TriggerTarget | None:
     with svc.engine.connect() as connection:
-        if webhook_id is not None:
-            return deliveries.load_target(connection, webhook_id)
-        return deliveries.key_owner(connection, key_id or "")
+        return deliveries.load_target(connection, webhook_id)
+
+
+def _key_owner(svc: Services, key_id: str) -> str | None:
+    with svc.engine.connect() as connection:
+        return deliveries.key_owner(connection, key_id)
 
 
 def _resource(config: dict[str, Any]) -> tuple[str | None, str | None]:

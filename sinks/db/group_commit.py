@@ -18,7 +18,6 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -38,9 +37,8 @@ class _Waiter:
     future: asyncio.Future[Any]
 
 
-Sink = Future[Any] | _Waiter
-Outcome = tuple[Sink, bool, Any]
-"""Where a work item's result goes, whether the work succeeded, and its result or exception."""
+Outcome = tuple[_Waiter, bool, Any]
+"""Who awaits a work item's result, whether the work succeeded, and its result or exception."""
 
 
 class GroupCommitter:
@@ -64,13 +62,6 @@ class GroupCommitter:
             self._queue.put(_STOP)
             self._thread.join()
             self._started = False
-
-    def submit(self, work: Callable[[Session], T]) -> Future[T]:
-        if not self._started:
-            raise RuntimeError("the group committer is not running")
-        future: Future[T] = Future()
-        self._queue.put((work, future))
-        return future
 
     async def run(self, work: Callable[[Session], T]) -> T:
         if not self._started:
@@ -98,29 +89,24 @@ class GroupCommitter:
                 batch.append(item)
             _settle(self._commit(batch))  # type: ignore[arg-type]
 
-    def _commit(self, batch: list[tuple[Work, Sink]]) -> list[Outcome]:
+    def _commit(self, batch: list[tuple[Work, _Waiter]]) -> list[Outcome]:
         try:
             with self._sessions.begin() as session:
-                results = [work(session) for work, _sink in batch]
+                results = [work(session) for work, _waiter in batch]
         except Exception as exc:
             if len(batch) == 1:
                 log.warning("unit of work failed", extra={"error": type(exc).__name__})
                 return [(batch[0][1], False, exc)]
             # Work items touch only the DB, so replaying them one by one is safe.
             return [outcome for item in batch for outcome in self._commit([item])]
-        return [(sink, True, result) for (_work, sink), result in zip(batch, results, strict=True)]
+        return [(waiter, True, result) for (_work, waiter), result in zip(batch, results, strict=True)]
 
 
 def _settle(outcomes: list[Outcome]) -> None:
-    """Resolve every future of a batch: thread futures here, each loop's futures in one call on that loop."""
+    """Resolve every future of a batch, each loop's futures in one call on that loop."""
     by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], bool, Any]]] = {}
-    for sink, ok, value in outcomes:
-        if isinstance(sink, _Waiter):
-            by_loop.setdefault(sink.loop, []).append((sink.future, ok, value))
-        elif ok:
-            sink.set_result(value)
-        else:
-            sink.set_exception(value)
+    for waiter, ok, value in outcomes:
+        by_loop.setdefault(waiter.loop, []).append((waiter.future, ok, value))
     for loop, settled in by_loop.items():
         with contextlib.suppress(RuntimeError):  # a closed loop: nobody awaits these any more
             loop.call_soon_threadsafe(_settle_on_loop, settled)
