@@ -31,6 +31,8 @@ class Settings(BaseSettings):
     # While records keep arriving, fetches wait this long instead (streams/fetch_wait.py).
     kafka_fetch_busy_wait_ms: int = Field(2, ge=1, le=1500)
     kafka_fetch_busy_seconds: float = Field(2.0, ge=0, le=60)
+    # After a fetch that brought a heavy stream's records, fetches wait this long (fewer, fuller fetches).
+    kafka_fetch_loaded_wait_ms: int = Field(10, ge=1, le=1500)
     warehouse: str | None = None
     secret_key: str = DEV_SECRET_KEY
     # Unset: <data dir>/objects. A directory, or s3://bucket/prefix (credentials from the AWS chain).

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar
 
 from aiokafka import AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaError, TopicAlreadyExistsError
+from aiokafka.partitioner import DefaultPartitioner
 from aiokafka.structs import RecordMetadata
 
 from schemas.envelopes import Envelope
@@ -18,6 +20,33 @@ from schemas.topics import ALL_TOPICS
 from sinks.exceptions import BrokerUnavailable
 
 log = logging.getLogger(__name__)
+# How long keyless records keep to one partition. Records sent together (a group commit's deliveries, a
+# burst of retries) fall in one slot; successive slots take the partitions in turn.
+STICKY_SLOT_NS = 10_000_000
+
+
+class StickyPartitioner:
+    """Keyed records by the murmur2 hash of their key, as Kafka's default; keyless records to one partition
+    per time slot, as Kafka's own producer has done for keyless records since 2.4.
+
+    Records sent together then form one batch: one produce request and one stored batch instead of one per
+    partition. That matters most on the embedded broker, whose fetch lists every stored batch of each
+    partition it reads new records from (see the README's notes on it), so fewer and fuller batches keep its
+    CPU per record down.
+    """
+
+    def __init__(
+        self, slot_ns: int = STICKY_SLOT_NS, clock_ns: Callable[[], int] = time.monotonic_ns
+    ) -> None:
+        self._slot_ns = slot_ns
+        self._clock_ns = clock_ns
+        self._keyed = DefaultPartitioner()
+
+    def __call__(self, key: bytes | None, all_partitions: Sequence[int], available: Sequence[int]) -> int:
+        if key is not None:
+            return int(self._keyed(key, all_partitions, available))
+        pool = sorted(available) if available else list(all_partitions)
+        return pool[self._clock_ns() // self._slot_ns % len(pool)]
 
 
 class Publisher:
@@ -59,6 +88,7 @@ class Publisher:
                 # No linger: a lone record (a query job a caller waits on) leaves at once; under load records
                 # still share batches, since they gather while the previous request is in flight.
                 linger_ms=0,
+                partitioner=StickyPartitioner(),
                 request_timeout_ms=int(self._timeout * 1000),
             )
             await producer.start()
@@ -72,7 +102,8 @@ class Publisher:
                 self._producer = None
 
     async def publish(self, topic: str, envelope: Envelope, *, key: str | None = None) -> None:
-        """Produce to the prefixed topic and wait for the broker's acknowledgement."""
+        """Produce to the prefixed topic and wait for the broker's acknowledgement. Records without a key
+        share a partition with the records sent at the same moment (:class:`StickyPartitioner`)."""
         await self.send(
             self._settings.topic(topic), envelope.to_bytes(), key=key, limit_seconds=self._timeout
         )

@@ -60,6 +60,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = (), app_id: str | 
         idle_ms=settings.kafka_fetch_max_wait_ms,
         busy_ms=min(settings.kafka_fetch_busy_wait_ms, settings.kafka_fetch_max_wait_ms),
         busy_seconds=settings.kafka_fetch_busy_seconds,
+        loaded_ms=min(settings.kafka_fetch_loaded_wait_ms, settings.kafka_fetch_max_wait_ms),
     )
     for register in areas:
         register(app, settings)

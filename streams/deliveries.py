@@ -67,9 +67,15 @@ class DeliveryRuntime(HandlerRuntime):
         self.slots = asyncio.Semaphore(settings.worker_concurrency)  # binds to the loop on first use
 
     async def dispatch(self, tasks: list[DeliveryTask]) -> None:
-        for task in tasks:
-            envelope = Envelope(type=DELIVERY_TYPE, payload=task.model_dump(by_alias=True))
-            await self.publisher.publish(WEBHOOK_DELIVERIES, envelope, key=task.execution_id)
+        """Publish together, so the records share batches (keyless: one partition per moment)."""
+        await asyncio.gather(
+            *(
+                self.publisher.publish(
+                    WEBHOOK_DELIVERIES, Envelope(type=DELIVERY_TYPE, payload=task.model_dump(by_alias=True))
+                )
+                for task in tasks
+            )
+        )
 
     async def start_attempts(self, tasks: list[DeliveryTask]) -> None:
         """Claim only what the pool can start now: a claimed attempt that waits for a slot would be lost with

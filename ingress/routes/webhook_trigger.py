@@ -169,7 +169,7 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
 
     try:
         envelope = Envelope(type=DELIVERY_TYPE, payload=task.model_dump(by_alias=True))
-        await svc.publisher.publish(WEBHOOK_DELIVERIES, envelope, key=delivery.execution_id)
+        await svc.publisher.publish(WEBHOOK_DELIVERIES, envelope)
     except BrokerUnavailable as exc:
         message = "The delivery could not be queued; retry later"
         reason = f"{message}: {exc}"

@@ -1,4 +1,5 @@
-"""The adaptive fetch wait: short while records arrive, back to the idle wait once the topics go quiet."""
+"""The adaptive fetch wait: short while records arrive, longer under a heavy stream, back to the idle wait
+once the topics go quiet."""
 
 from __future__ import annotations
 
@@ -6,9 +7,13 @@ import asyncio
 from types import SimpleNamespace
 from typing import Any
 
-from aiokafka.consumer.fetcher import Fetcher
+from aiokafka.consumer.fetcher import READ_UNCOMMITTED, Fetcher, FetchResult, PartitionRecords
+from aiokafka.record.default_records import DefaultRecordBatchBuilder
+from aiokafka.record.memory_records import MemoryRecords
+from aiokafka.structs import TopicPartition
 
-from streams.fetch_wait import FetchWait, adapt
+from streams import fetch_wait
+from streams.fetch_wait import LOADED_BYTES, FetchWait, adapt
 
 
 class Clock:
@@ -71,3 +76,80 @@ def test_a_fetcher_uses_the_current_wait_when_it_plans_fetches() -> None:
     wait.records_arrived()
     fetcher._get_actions_per_node(assignment)
     assert fetcher._fetch_max_wait_ms == 2
+
+
+def test_a_heavy_fetch_makes_the_next_ones_wait_longer_until_one_brings_less() -> None:
+    clock = Clock()
+    wait = FetchWait(idle_ms=20, busy_ms=2, busy_seconds=2.0, loaded_ms=10, clock=clock)
+    wait.records_arrived(LOADED_BYTES - 1)
+    assert wait.current_ms() == 2
+    wait.records_arrived(LOADED_BYTES)
+    assert wait.current_ms() == 10
+    wait.records_arrived(5 * LOADED_BYTES)
+    assert wait.current_ms() == 10
+    wait.records_arrived(100)  # the stream thinned out: back to the short wait
+    assert wait.current_ms() == 2
+    wait.records_arrived(LOADED_BYTES)
+    wait.nothing_arrived()
+    assert wait.current_ms() == 2
+    clock.now += 2.1  # quiet: the idle wait, whatever came last
+    assert wait.current_ms() == 20
+
+
+def test_without_a_loaded_wait_heavy_fetches_keep_the_busy_wait() -> None:
+    wait = FetchWait(idle_ms=20, busy_ms=2, busy_seconds=2.0)
+    wait.records_arrived(100 * LOADED_BYTES)
+    assert wait.current_ms() == 2
+
+
+class _Records:
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def size_in_bytes(self) -> int:
+        return self.size
+
+
+def _buffered(size: int) -> Any:
+    return SimpleNamespace(_partition_records=SimpleNamespace(_records=_Records(size)))
+
+
+def test_a_fetch_reports_the_bytes_of_the_partitions_it_buffered() -> None:
+    """Counted from the fetcher's buffer as aiokafka keeps it: a partition buffered before the fetch is not
+    counted again, and a fetch that buffered nothing resets the loaded state."""
+    clock = Clock()
+    wait = FetchWait(idle_ms=20, busy_ms=2, busy_seconds=2.0, loaded_ms=10, clock=clock)
+    fetcher: Any = Fetcher.__new__(Fetcher)
+    fetcher.svc_fetch_wait = wait
+    fetcher._records = {"old": _buffered(10 * LOADED_BYTES)}
+    fetched: list[dict[str, Any]] = [{"a": _buffered(600), "b": _buffered(600)}, {}]
+
+    async def fetch(self: Any, assignment: Any, node_id: Any, request: Any) -> bool:
+        added = fetched.pop(0)
+        self._records.update(added)
+        return bool(added)
+
+    original = fetch_wait._proc_fetch_request
+    fetch_wait._proc_fetch_request = fetch
+    try:
+        assert asyncio.run(fetch_wait._proc_fetch_request_noting_records(fetcher, None, 0, None))
+        assert wait.current_ms() == 10  # 1,200 bytes in the two new partitions
+        assert not asyncio.run(fetch_wait._proc_fetch_request_noting_records(fetcher, None, 0, None))
+        assert wait.current_ms() == 2
+    finally:
+        fetch_wait._proc_fetch_request = original
+
+
+def test_the_bytes_are_read_from_aiokafka_s_own_buffered_results() -> None:
+    """Pins the aiokafka internals the count reads (a fetch result's partition records and their size)."""
+    builder = DefaultRecordBatchBuilder(2, 0, 0, -1, -1, -1, 1 << 20)
+    for offset in range(3):
+        builder.append(offset, timestamp=None, key=None, value=b"x" * 400, headers=[])
+    records = MemoryRecords(bytes(builder.build()))
+    tp = TopicPartition("svc.webhook.deliveries", 0)
+    partition_records = PartitionRecords(tp, records, [], 0, None, None, False, READ_UNCOMMITTED)
+    fetcher: Any = SimpleNamespace(
+        _records={tp: FetchResult(tp, assignment=None, partition_records=partition_records, backoff=0)}
+    )
+    assert fetch_wait._buffered_bytes(fetcher, set()) == records.size_in_bytes() > LOADED_BYTES
+    assert fetch_wait._buffered_bytes(fetcher, {tp}) == 0
