@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,6 +22,7 @@ from ingress.trigger_auth import TriggerRejected, check_key, check_target, prese
 from schemas.deliveries import DELIVERY_TYPE, ExecuteWebhookResponse
 from schemas.envelopes import Envelope
 from schemas.topics import WEBHOOK_DELIVERIES
+from sinks import credentials
 from sinks.db import deliveries
 from sinks.db.deliveries import Delivery, TriggerTarget
 from sinks.exceptions import BrokerUnavailable
@@ -147,7 +147,7 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
 
     resource_type, resource_id = _resource(target.config)
     delivery = Delivery(
-        execution_id=uuid.uuid4().hex,
+        execution_id=credentials.new_id(),
         target=target,
         http_method=request.method,
         source_ip=request.client.host if request.client else None,

@@ -1,4 +1,6 @@
 import hashlib
+import re
+import uuid
 
 import pytest
 
@@ -44,3 +46,17 @@ def test_malformed_keys_do_not_parse(value: str) -> None:
 def test_keys_are_unique() -> None:
     keys = {credentials.issue_client_key().full_key for _ in range(200)}
     assert len(keys) == 200
+
+
+def test_ids_are_uuidv7_in_hex_and_sort_by_the_time_they_were_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    made = [credentials.new_id() for _ in range(1000)]
+    assert len(set(made)) == 1000
+    for value in made[:10]:
+        assert re.fullmatch(r"[0-9a-f]{32}", value)
+        parsed = uuid.UUID(value)
+        assert parsed.version == 7 and parsed.variant == uuid.RFC_4122
+    moments = iter([1_700_000_000_000_000_000, 1_700_000_000_001_000_000, 1_700_000_000_002_000_000])
+    monkeypatch.setattr("sinks.credentials.time.time_ns", lambda: next(moments))
+    ordered = [credentials.new_id() for _ in range(3)]
+    assert ordered == sorted(ordered)
+    assert int(ordered[0][:12], 16) == 1_700_000_000_000
