@@ -8,6 +8,8 @@ from pathlib import Path
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from schemas.topics import WEBHOOK_DELIVERIES
+
 DEV_SECRET_KEY = "dev-only-insecure-secret-key-change-me"  # noqa: S105 - refused in production
 
 
@@ -32,7 +34,7 @@ class Settings(BaseSettings):
     kafka_fetch_busy_wait_ms: int = Field(2, ge=1, le=1500)
     kafka_fetch_busy_seconds: float = Field(2.0, ge=0, le=60)
     # After a fetch that brought a heavy stream's records, fetches wait this long (fewer, fuller fetches).
-    kafka_fetch_loaded_wait_ms: int = Field(10, ge=1, le=1500)
+    kafka_fetch_loaded_wait_ms: int = Field(20, ge=1, le=1500)
     warehouse: str | None = None
     secret_key: str = DEV_SECRET_KEY
     # Unset: <data dir>/objects. A directory, or s3://bucket/prefix (credentials from the AWS chain).
@@ -45,6 +47,9 @@ class Settings(BaseSettings):
 
     topic_prefix: str = "svc."
     topic_partitions: int = Field(4, ge=1, le=1024)
+    # The webhook delivery topic carries the highest rates: more partitions keep each one short, and the
+    # embedded broker's fetch cost grows with the batches stored in the partitions it reads (README).
+    delivery_topic_partitions: int = Field(16, ge=1, le=1024)
     topic_replication: int = Field(1, ge=1, le=16)
     worker_id: str = "svc-worker"
     worker_concurrency: int = Field(256, ge=1, le=4096)
@@ -110,3 +115,7 @@ class Settings(BaseSettings):
 
     def topic(self, name: str) -> str:
         return f"{self.topic_prefix}{name}"
+
+    def partitions(self, name: str) -> int:
+        """How many partitions the topic ``name`` (unprefixed) is created with."""
+        return self.delivery_topic_partitions if name == WEBHOOK_DELIVERIES else self.topic_partitions

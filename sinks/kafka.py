@@ -134,16 +134,16 @@ async def ensure_topics(settings: Settings, names: Iterable[str] = ALL_TOPICS) -
     await admin.start()
     try:
         existing = set(await admin.list_topics())
-        wanted = [settings.topic(name) for name in names]
-        missing = [name for name in wanted if name not in existing]
+        absent = [name for name in names if settings.topic(name) not in existing]
+        missing = [settings.topic(name) for name in absent]
         if missing:
             topics = [
                 NewTopic(
-                    name,
-                    num_partitions=settings.topic_partitions,
+                    settings.topic(name),
+                    num_partitions=settings.partitions(name),
                     replication_factor=settings.topic_replication,
                 )
-                for name in missing
+                for name in absent
             ]
             try:
                 await admin.create_topics(topics)

@@ -70,5 +70,10 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = (), app_id: str | 
 def raw_topic(app: faust.App, settings: Settings, name: str) -> faust.TopicT:
     """A topic of envelopes: raw bytes on the wire, parsed by the agent into ``Envelope``."""
     return app.topic(
-        settings.topic(name), key_type=bytes, value_type=bytes, value_serializer="raw", key_serializer="raw"
+        settings.topic(name),
+        partitions=settings.partitions(name),
+        key_type=bytes,
+        value_type=bytes,
+        value_serializer="raw",
+        key_serializer="raw",
     )

@@ -8,7 +8,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 
 from schemas.envelopes import Envelope
 from schemas.settings import Settings
-from schemas.topics import ALL_TOPICS
+from schemas.topics import ALL_TOPICS, WEBHOOK_DELIVERIES
 from sinks.kafka import Publisher, broker_reachable, ensure_topics
 from streams.app import create_app, raw_topic
 
@@ -22,10 +22,19 @@ async def test_topics_are_created_once_with_the_configured_partitions(kafka_sett
     admin = AIOKafkaAdminClient(bootstrap_servers=kafka_settings.kafka_bootstrap)
     await admin.start()
     try:
-        described = await admin.describe_topics([kafka_settings.topic(ALL_TOPICS[0])])
+        described = await admin.describe_topics([kafka_settings.topic(name) for name in ALL_TOPICS])
     finally:
         await admin.close()
-    assert len(described[0]["partitions"]) == kafka_settings.topic_partitions
+    partitions = {topic["topic"]: len(topic["partitions"]) for topic in described}
+    assert kafka_settings.delivery_topic_partitions != kafka_settings.topic_partitions
+    assert partitions == {
+        kafka_settings.topic(name): (
+            kafka_settings.delivery_topic_partitions
+            if name == WEBHOOK_DELIVERIES
+            else kafka_settings.topic_partitions
+        )
+        for name in ALL_TOPICS
+    }
 
 
 async def test_publish_is_acknowledged_and_consumable(kafka_settings: Settings) -> None:

@@ -52,3 +52,10 @@ def test_settings_are_frozen_and_validated() -> None:
         Settings(port=70000)
     with pytest.raises(ValidationError):
         Settings(secret_key="short")
+
+
+def test_the_delivery_topic_has_its_own_partition_count() -> None:
+    settings = Settings(topic_partitions=3, delivery_topic_partitions=12)
+    assert settings.partitions("webhook.deliveries") == 12
+    assert [settings.partitions(name) for name in ("webhook.results", "table.appends")] == [3, 3]
+    assert Settings().delivery_topic_partitions == 16
