@@ -14,7 +14,7 @@ Under a heavy stream the short wait costs the most: the embedded broker lists ev
 partition a fetch reads new records from, so a fetch every 2 ms at a thousand deliveries a second kept half a
 core of it busy. A fetch that brings at least ``LOADED_BYTES`` of records (a few deliveries within one short
 wait: some thousand a second) makes the next ones wait ``loaded_ms``; they stay there while each brings that
-much (about a hundred a second at 20 ms) and fall back to ``busy_ms`` once one brings less. A record that
+much (some 150 deliveries a second at 20 ms) and fall back to ``busy_ms`` once one brings less. A record that
 arrives meanwhile waits at most ``loaded_ms`` more to be seen.
 """
 
