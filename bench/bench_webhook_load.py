@@ -964,6 +964,19 @@ def _arguments() -> argparse.Namespace:
     )
     parser.add_argument("--seconds", type=float, default=15.0, help="measured window per rate")
     parser.add_argument(
+        "--bare-seconds",
+        type=float,
+        default=None,
+        help="the bare endpoint's window per rate (default: --seconds; its cost does not drift with time)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="SVC_NAME=VALUE",
+        help="a setting for the stack under test (repeatable); the stack otherwise runs on its defaults",
+    )
+    parser.add_argument(
         "--warmup", type=float, default=2.0, help="warm-up at the same rate before each window"
     )
     parser.add_argument("--connections", type=int, default=256, help="generator connection pool size")
@@ -1024,12 +1037,29 @@ def measure_bare(run: Run, rates: list[float], args: argparse.Namespace, tmp: Pa
         for rate in rates:
             cpu_before = cpu_seconds(pid)
             result = generator.run(
-                url, trigger_path, "", rate=rate, warmup=args.warmup, seconds=args.seconds, closed=False
+                url,
+                trigger_path,
+                "",
+                rate=rate,
+                warmup=args.warmup,
+                seconds=args.bare_seconds or args.seconds,
+                closed=False,
             )
             step = summarise("bare", result)
             run.bare_cpu_ms[rate] = (cpu_seconds(pid) - cpu_before) / max(len(result["samples"]), 1) * 1000
             run.bare.append(step)
             progress(f"  bare {rate:,.0f}/s: achieved {step.achieved:,.0f}/s, p50/p95/p99 {step.latency} ms")
+
+
+def stack_settings(pairs: list[str]) -> dict[str, str]:
+    """`--set SVC_NAME=VALUE` pairs as an environment for the stack under test."""
+    settings: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.startswith("SVC_"):
+            raise SystemExit(f"--set takes SVC_NAME=VALUE, got {pair!r}")
+        settings[name] = value
+    return settings
 
 
 def measure_svc(run: Run, rates: list[float], args: argparse.Namespace, tmp: Path) -> None:
@@ -1038,6 +1068,7 @@ def measure_svc(run: Run, rates: list[float], args: argparse.Namespace, tmp: Pat
         "SVC_WEBHOOK_RATE_LIMIT_PER_DAY": str(10**12),
         "SVC_RATE_LIMIT_PER_MINUTE": "100000",
     }
+    limits.update(stack_settings(args.set))
     with helper_server("handler", tmp) as (handler_url, handler_pid):
         progress("starting svc up")
         with running_stack(tmp / "data", limits) as stack:
@@ -1115,9 +1146,12 @@ def report(run: Run, args: argparse.Namespace) -> None:
     )
     print(
         f"generator: {run.client} client in its own process, {args.connections} connections, open loop, "
-        f"{args.warmup:g} s warm-up + {args.seconds:g} s window per rate; "
-        "latency from the scheduled send time"
+        f"{args.warmup:g} s warm-up + {args.seconds:g} s window per rate"
+        + (f" (bare endpoint: {args.bare_seconds:g} s)" if args.bare_seconds else "")
+        + "; latency from the scheduled send time"
     )
+    if args.set:
+        print(f"stack settings: {' '.join(args.set)}")
     for label, probe in run.probes.items():
         print(
             f"  capacity probe {label:>10}: {probe['completed'] / probe['wallSeconds']:,.0f} req/s "

@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     kafka_fetch_busy_seconds: float = Field(2.0, ge=0, le=60)
     # After a fetch that brought a heavy stream's records, fetches wait this long (fewer, fuller fetches).
     kafka_fetch_loaded_wait_ms: int = Field(20, ge=1, le=1500)
+    # Sends to the webhook delivery and result topics are at least this far apart (sinks/kafka.BatchPacer):
+    # a stream leaves in few, full batches; a lone record goes at once. 0 sends every record at once.
+    kafka_batch_pace_ms: int = Field(5, ge=0, le=1000)
     warehouse: str | None = None
     secret_key: str = DEV_SECRET_KEY
     # Unset: <data dir>/objects. A directory, or s3://bucket/prefix (credentials from the AWS chain).
@@ -49,7 +52,7 @@ class Settings(BaseSettings):
     topic_partitions: int = Field(4, ge=1, le=1024)
     # The webhook delivery topic carries the highest rates: more partitions keep each one short, and the
     # embedded broker's fetch cost grows with the batches stored in the partitions it reads (README).
-    delivery_topic_partitions: int = Field(16, ge=1, le=1024)
+    delivery_topic_partitions: int = Field(32, ge=1, le=1024)
     topic_replication: int = Field(1, ge=1, le=16)
     worker_id: str = "svc-worker"
     worker_concurrency: int = Field(256, ge=1, le=4096)

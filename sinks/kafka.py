@@ -16,13 +16,16 @@ from aiokafka.structs import RecordMetadata
 
 from schemas.envelopes import Envelope
 from schemas.settings import Settings
-from schemas.topics import ALL_TOPICS
+from schemas.topics import ALL_TOPICS, WEBHOOK_DELIVERIES
 from sinks.exceptions import BrokerUnavailable
 
 log = logging.getLogger(__name__)
 # How long keyless records keep to one partition. Records sent together (a group commit's deliveries, a
 # burst of retries) fall in one slot; successive slots take the partitions in turn.
 STICKY_SLOT_NS = 10_000_000
+# The stream that runs at thousands of records a second and that the worker reads: its sends are paced
+# (BatchPacer). Webhook results are keyed over several partitions, so pacing them saves few batches.
+PACED_TOPICS = (WEBHOOK_DELIVERIES,)
 
 
 class StickyPartitioner:
@@ -49,6 +52,41 @@ class StickyPartitioner:
         return pool[self._clock_ns() // self._slot_ns % len(pool)]
 
 
+class BatchPacer:
+    """Spaces one topic's sends at least ``pace_seconds`` apart, so a heavy stream leaves in few full batches.
+
+    A send that finds the topic quiet (its last release ``pace_seconds`` ago or more) goes at once: a lone
+    record waits for nothing. A send that arrives sooner waits for the topic's next release, with every other
+    send that arrives meanwhile; they are all appended to the producer in the same moment, so they form one
+    batch (keyless records share the sticky partition). Unlike the producer's ``linger_ms``, which holds every
+    batch, only a stream pays, and at most ``pace_seconds``.
+    """
+
+    def __init__(self, pace_seconds: float) -> None:
+        self.pace_seconds = self._pace = pace_seconds
+        self._released = float("-inf")  # loop time of the last release
+        self._gate: asyncio.Future[None] | None = None
+
+    async def wait_turn(self) -> None:
+        if self._pace <= 0:
+            return
+        loop = asyncio.get_running_loop()
+        if self._gate is None:
+            now = loop.time()
+            if now >= self._released + self._pace:
+                self._released = now
+                return
+            self._gate = loop.create_future()
+            loop.call_at(self._released + self._pace, self._release)
+        await asyncio.shield(self._gate)  # one caller cancelled (a timeout) must not cancel the others
+
+    def _release(self) -> None:
+        gate, self._gate = self._gate, None
+        self._released = asyncio.get_running_loop().time()
+        if gate is not None and not gate.done():
+            gate.set_result(None)
+
+
 class Publisher:
     """Produces with ``acks=all`` and reports a failed produce as :class:`BrokerUnavailable`.
 
@@ -64,6 +102,9 @@ class Publisher:
         self._settings = settings
         self._timeout = timeout_seconds
         self._producer: AIOKafkaProducer | None = None
+        self._pacers = {
+            settings.topic(name): BatchPacer(settings.kafka_batch_pace_ms / 1000) for name in PACED_TOPICS
+        }
         self._users = 0
         self._lock = asyncio.Lock()
 
@@ -73,6 +114,11 @@ class Publisher:
         if key not in cls._shared:
             cls._shared[key] = cls(settings)
         return cls._shared[key]
+
+    @property
+    def paced_topics(self) -> dict[str, float]:
+        """The topics (full names) whose sends are paced, with their pace in seconds."""
+        return {topic: pacer.pace_seconds for topic, pacer in self._pacers.items()}
 
     async def start(self) -> None:
         async with self._lock:
@@ -114,6 +160,9 @@ class Publisher:
         """Produce raw bytes to a topic named in full (a handler's ``kafka://`` topic, say)."""
         if self._producer is None:
             raise BrokerUnavailable("the producer is not started")
+        pacer = self._pacers.get(topic)
+        if pacer is not None:
+            await pacer.wait_turn()
         try:
             metadata: RecordMetadata = await asyncio.wait_for(
                 self._producer.send_and_wait(topic, value, key=key.encode() if key else None),

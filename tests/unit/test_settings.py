@@ -58,4 +58,11 @@ def test_the_delivery_topic_has_its_own_partition_count() -> None:
     settings = Settings(topic_partitions=3, delivery_topic_partitions=12)
     assert settings.partitions("webhook.deliveries") == 12
     assert [settings.partitions(name) for name in ("webhook.results", "table.appends")] == [3, 3]
-    assert Settings().delivery_topic_partitions == 16
+    assert Settings().delivery_topic_partitions == 32
+
+
+def test_delivery_sends_are_paced_by_default_and_pacing_can_be_off() -> None:
+    assert Settings().kafka_batch_pace_ms == 5
+    assert Settings(kafka_batch_pace_ms=0).kafka_batch_pace_ms == 0
+    with pytest.raises(ValidationError):
+        Settings(kafka_batch_pace_ms=-1)
