@@ -57,6 +57,8 @@ TARGET_RATE = 1000.0
 TARGET_P99_MS = 50.0
 TARGET_LAG_P99_MS = 500.0
 DELIVERY_GRACE_SECONDS = 60.0
+# Long windows also report their p99s per slice of this length, to show whether a run drifts.
+SLICE_SECONDS = 30.0
 # Past this a request counts as failed ("timeout"); it also bounds how long an overloaded step drains.
 REQUEST_TIMEOUT_SECONDS = 10.0
 # A step "sustains" its rate when this share of the offered 202s per second came back inside the window.
@@ -441,6 +443,8 @@ class Step:
     cpu_ms_per_request: dict[str, float] = field(default_factory=dict)
     cpu_share: dict[str, float] = field(default_factory=dict)
     server_histogram: str = ""
+    latency_by_offset: list[tuple[float, float]] = field(default_factory=list)  # (s into window, ms)
+    lag_by_offset: list[tuple[float, float]] = field(default_factory=list)
 
     @property
     def accepted_count(self) -> int:
@@ -451,6 +455,7 @@ def summarise(target: str, result: dict[str, Any]) -> Step:
     warmup, seconds = float(result["warmup"]), float(result["seconds"])
     window_end = warmup + seconds
     latencies: list[float] = []
+    offsets: list[tuple[float, float]] = []
     errors: Counter[str] = Counter()
     accepted: dict[str, float] = {}
     achieved = 0
@@ -461,6 +466,7 @@ def summarise(target: str, result: dict[str, Any]) -> Step:
             continue
         if outcome == 202:
             latencies.append((done - scheduled) * 1000)
+            offsets.append((scheduled - warmup, latencies[-1]))
             if execution_id:
                 accepted[execution_id] = done_wall
         else:
@@ -476,6 +482,7 @@ def summarise(target: str, result: dict[str, Any]) -> Step:
         loop_delay_p99_ms=float(result["loopDelayP99Ms"]),
         accepted=accepted,
         window_end_wall=float(result["startWall"]) + window_end,
+        latency_by_offset=offsets,
     )
 
 
@@ -685,13 +692,14 @@ def run_svc_step(
     arrivals = handler.arrivals(base)
 
     lags: list[float] = []
+    window_start = step.window_end_wall - step.seconds
     for execution_id, accepted_at in step.accepted.items():
         arrived = arrivals.get(execution_id)
         if arrived is not None and arrived <= deadline:
             step.delivered += 1
             lags.append((arrived - accepted_at) * 1000)
+            step.lag_by_offset.append((accepted_at - window_start, lags[-1]))
     step.lag = percentiles(lags) if len(lags) >= 2 else None
-    window_start = step.window_end_wall - step.seconds
     in_window = sum(1 for arrived in arrivals.values() if window_start <= arrived <= step.window_end_wall)
     step.handler_rate = in_window / step.seconds
     if len(arrivals) >= 2:
@@ -1138,6 +1146,15 @@ def _verdict(step: Step) -> str:
     return "ok" if not misses else "MISSED " + ",".join(misses)
 
 
+def _slice_starts(seconds: float) -> list[float]:
+    return [index * SLICE_SECONDS for index in range(int(seconds // SLICE_SECONDS))]
+
+
+def _slice_p99(samples: list[tuple[float, float]], start: float) -> str:
+    inside = [value for offset, value in samples if start <= offset < start + SLICE_SECONDS]
+    return f"{percentiles(inside).p99:.0f}" if len(inside) >= 2 else "-"
+
+
 def report(run: Run, args: argparse.Namespace) -> None:
     print()
     print(
@@ -1218,6 +1235,16 @@ def report(run: Run, args: argparse.Namespace) -> None:
             f"generator {step.generator_cpu:.0%} of a core"
         )
     print()
+    long_steps = [step for step in run.svc if step.seconds >= 2 * SLICE_SECONDS]
+    if long_steps:
+        print(f"202 p99 / lag p99 (ms) per {SLICE_SECONDS:g} s of the window (does a long run drift?):")
+        for step in long_steps:
+            slices = [
+                f"{_slice_p99(step.latency_by_offset, start)}/{_slice_p99(step.lag_by_offset, start)}"
+                for start in _slice_starts(step.seconds)
+            ]
+            print(f"  {step.rate:>6,.0f}/s: {'  '.join(slices)}")
+        print()
     print("ingress's own timing of the trigger (svc_http_request_seconds, middleware in to out):")
     for step in run.svc:
         print(f"  {step.rate:>6,.0f}/s: {step.server_histogram}")

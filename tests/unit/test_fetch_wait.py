@@ -7,6 +7,7 @@ import asyncio
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from aiokafka.consumer.fetcher import READ_UNCOMMITTED, Fetcher, FetchResult, PartitionRecords
 from aiokafka.record.default_records import DefaultRecordBatchBuilder
 from aiokafka.record.memory_records import MemoryRecords
@@ -94,6 +95,17 @@ def test_a_heavy_fetch_makes_the_next_ones_wait_longer_until_one_brings_less() -
     assert wait.current_ms() == 2
     clock.now += 2.1  # quiet: the idle wait, whatever came last
     assert wait.current_ms() == 20
+
+
+def test_under_a_heavy_stream_the_next_fetch_is_held_until_the_loaded_wait_has_passed() -> None:
+    """The broker answers at once when records are there, so the client spaces loaded fetches itself."""
+    wait = FetchWait(idle_ms=20, busy_ms=2, busy_seconds=2.0, loaded_ms=20, clock=Clock())
+    wait.records_arrived(LOADED_BYTES)
+    assert wait.spacing_seconds(0.005) == pytest.approx(0.015)
+    assert wait.spacing_seconds(0.030) == 0.0  # a fetch that took longer: the next one goes at once
+    wait.records_arrived(100)  # the stream thinned out: no hold
+    assert wait.spacing_seconds(0.0) == 0.0
+    assert FetchWait(idle_ms=20, busy_ms=2, busy_seconds=2.0).spacing_seconds(0.0) == 0.0
 
 
 def test_without_a_loaded_wait_heavy_fetches_keep_the_busy_wait() -> None:
