@@ -14,10 +14,11 @@ Under a heavy stream the short wait costs the most: the embedded broker lists ev
 partition a fetch reads new records from, so a fetch every 2 ms at a thousand deliveries a second kept half a
 core of it busy. A fetch that brings at least ``LOADED_BYTES`` of records (a few deliveries within one short
 wait: some thousand a second) makes the next ones wait ``loaded_ms``; they stay there while each brings that
-much (some 150 deliveries a second at 20 ms) and fall back to ``busy_ms`` once one brings less. The broker
-answers a fetch at once when records are already there, so under a stream the wait alone does not space fetches
-(some 125 a second at a thousand deliveries a second): a loaded fetch also holds the next one until ``loaded_ms``
-after it began (some 47 a second). A record that arrives meanwhile waits at most ``loaded_ms`` more to be seen.
+much (some 150 deliveries a second at 20 ms) and fall back to ``busy_ms`` once one brings less. The
+broker answers a fetch at once when records are already there, so under a stream the wait alone does not
+space fetches (some 125 a second at a thousand deliveries a second): a loaded fetch also holds the next one
+until ``loaded_ms`` after it began (some 47 a second). A record that arrives meanwhile waits at most
+``loaded_ms`` more to be seen.
 """
 
 from __future__ import annotations
