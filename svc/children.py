@@ -8,7 +8,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -26,9 +26,24 @@ def _die_with_parent() -> None:
     os.setpgid(0, 0)
 
 
+def _child_setup(niceness: int) -> Callable[[], None]:
+    def setup() -> None:
+        _die_with_parent()
+        if niceness:
+            # Before exec, so every thread of the child inherits it (Linux keeps niceness per thread).
+            os.nice(niceness)
+
+    return setup
+
+
 def spawn(
-    command: Sequence[str], *, log_path: Path | None = None, env: Mapping[str, str] | None = None
+    command: Sequence[str],
+    *,
+    log_path: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    niceness: int = 0,
 ) -> subprocess.Popen[bytes]:
+    """Start ``command`` as a child that dies with this process; ``niceness`` > 0 lowers its CPU priority."""
     output = open(log_path, "ab") if log_path is not None else None  # noqa: SIM115 - the child owns it
     try:
         return subprocess.Popen(  # noqa: S603 - commands are built by the supervisor, never from input
@@ -37,7 +52,7 @@ def spawn(
             stdout=output if output is not None else sys.stderr.fileno(),
             stderr=subprocess.STDOUT if output is not None else None,
             env=dict(env) if env is not None else None,
-            preexec_fn=_die_with_parent,
+            preexec_fn=_child_setup(niceness),
             close_fds=True,
         )
     finally:

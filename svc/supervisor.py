@@ -74,7 +74,8 @@ def run_up(settings: Settings) -> int:
 
         env = dict(os.environ, SVC_KAFKA_BOOTSTRAP=bootstrap, SVC_DATA_DIR=str(data_dir))
         command = [sys.executable, "-m", "svc"]
-        started.append(("worker", children.spawn([*command, "worker"], env=env)))
+        worker = children.spawn([*command, "worker"], env=env, niceness=settings.worker_niceness)
+        started.append(("worker", worker))
         ingress = children.spawn([*command, "ingress"], env=env)
         started.append(("ingress", ingress))
 
