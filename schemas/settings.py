@@ -86,7 +86,7 @@ class Settings(BaseSettings):
     shutdown_timeout_seconds: float = Field(20.0, gt=0)
     # `svc up` runs its worker at this niceness: when the machine's cores are all busy, the ingress and the
     # broker (whose answers callers wait on) come first, and the worker's background work yields.
-    worker_niceness: int = Field(10, ge=0, le=19)
+    worker_niceness: int = Field(0, ge=0, le=19)
 
     @model_validator(mode="after")
     def _refuse_default_secret(self) -> Settings:

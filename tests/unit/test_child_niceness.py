@@ -38,8 +38,8 @@ def test_children_keep_the_parents_niceness_by_default(tmp_path: Path) -> None:
     assert _niceness_of_child(tmp_path, 0) == [base, base]
 
 
-def test_svc_up_lowers_the_workers_priority_by_default() -> None:
-    assert Settings().worker_niceness == 10
+def test_svc_up_keeps_the_workers_priority_by_default() -> None:
+    assert Settings().worker_niceness == 0
 
 
 @pytest.mark.parametrize("bad", [-1, 20])
