@@ -71,6 +71,8 @@ class BatchPacer:
         if self._pace <= 0:
             return
         loop = asyncio.get_running_loop()
+        if self._gate is not None and self._gate.get_loop() is not loop:
+            self._gate = None  # left by a loop that stopped before its release (a publisher reused in tests)
         if self._gate is None:
             now = loop.time()
             if now >= self._released + self._pace:

@@ -97,3 +97,19 @@ async def test_no_pace_never_waits() -> None:
 def test_the_publisher_paces_the_delivery_topic_only() -> None:
     settings = Settings(kafka_bootstrap="127.0.0.1:9", topic_prefix="t.", kafka_batch_pace_ms=7)
     assert Publisher(settings).paced_topics == {"t.webhook.deliveries": 0.007}
+
+
+def test_a_gate_left_by_a_stopped_loop_does_not_hold_the_next_loop() -> None:
+    pacer = BatchPacer(PACE)
+
+    async def leave_a_pending_gate() -> None:
+        await pacer.wait_turn()
+        waiting = asyncio.create_task(pacer.wait_turn())
+        await asyncio.sleep(0)
+        waiting.cancel()  # the loop stops before the gate's release
+
+    async def send_on_a_new_loop() -> None:
+        await asyncio.wait_for(pacer.wait_turn(), timeout=5)
+
+    asyncio.run(leave_a_pending_gate())
+    asyncio.run(send_on_a_new_loop())  # its own gate: no future of the old loop is awaited
