@@ -63,23 +63,23 @@ class BatchPacer:
     """
 
     def __init__(self, pace_seconds: float) -> None:
-        self.pace_seconds = self._pace = pace_seconds
+        self.pace_seconds = pace_seconds
         self._released = float("-inf")  # loop time of the last release
         self._gate: asyncio.Future[None] | None = None
 
     async def wait_turn(self) -> None:
-        if self._pace <= 0:
+        if self.pace_seconds <= 0:
             return
         loop = asyncio.get_running_loop()
         if self._gate is not None and self._gate.get_loop() is not loop:
             self._gate = None  # left by a loop that stopped before its release (a publisher reused in tests)
         if self._gate is None:
             now = loop.time()
-            if now >= self._released + self._pace:
+            if now >= self._released + self.pace_seconds:
                 self._released = now
                 return
             self._gate = loop.create_future()
-            loop.call_at(self._released + self._pace, self._release)
+            loop.call_at(self._released + self.pace_seconds, self._release)
         await asyncio.shield(self._gate)  # one caller cancelled (a timeout) must not cancel the others
 
     def _release(self) -> None:
