@@ -10,13 +10,15 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event, make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
+from sinks.db.write_lock import BUSY_TIMEOUT_MS
+
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.close()
 
 
@@ -29,7 +31,8 @@ def make_engine(url: str) -> Engine:
         # A file DB pools as many connections as the ingress has worker threads (40): beyond the pool, every
         # call would open a connection (and run the pragmas) and close it again.
         pooling = {"pool_size": 40, "max_overflow": 40} if in_file else {}
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10}, **pooling)
+        connect_args = {"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000}
+        engine = create_engine(url, connect_args=connect_args, **pooling)
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     if url.startswith("postgresql://"):
