@@ -98,6 +98,10 @@ class GroupCommitter:
             with self._sessions.begin() as session:
                 write_lock.take(session)
                 results = [work(session) for work, _waiter in batch]
+        except write_lock.WriteLockTimeout as exc:
+            # No item ran: replaying them one by one would wait the whole timeout again for each.
+            log.warning("write lock not taken", extra={"error": str(exc), "items": len(batch)})
+            return [(waiter, False, exc) for _work, waiter in batch]
         except Exception as exc:
             if len(batch) == 1:
                 log.warning("unit of work failed", extra={"error": type(exc).__name__})

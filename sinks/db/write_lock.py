@@ -1,17 +1,22 @@
 """Take SQLite's write lock at the start of a transaction, waiting for it in short steps.
 
-SQLite has one write lock per database file, shared here by two processes (the ingress and the worker each
-commit in groups). A connection that finds it taken calls SQLite's busy handler, which sleeps 1, 2, 5, 10,
-15, 20, 25 ... ms between tries: a lock held 3 ms costs the waiter 8 ms, one held 9 ms costs 18. In the
-webhook load bench those steps were the slowest commits of the ingress (p99.9 of a commit 20-35 ms, the
-largest 55 ms: 1+2+5+10, +15, +20) and every trigger queued behind such a commit waited as long. Python's
-``sqlite3`` offers no other busy handler, so this module tries ``BEGIN IMMEDIATE`` with the busy handler
-off and sleeps 0.1 to 0.5 ms between tries itself: a waiter gets the lock within half a millisecond of its
-release.
+SQLite has one write lock per database file, shared by every process of the stack: the ingress and the
+worker each commit in groups (the worker one group committer per area), and a few rarer writers (table
+appends and intake, the Iceberg catalog) write on their own. A connection that finds the lock taken calls
+SQLite's busy handler, which sleeps 1, 2, 5, 10, 15, 20, 25 ... ms between tries: a lock held 3 ms costs
+the waiter 8 ms, one held 9 ms costs 18. In the webhook load bench those steps were the slowest commits of
+the ingress (p99.9 of a commit 20-35 ms, the largest 55 ms: 1+2+5+10, +15, +20) and every trigger queued
+behind such a commit waited as long. Python's ``sqlite3`` offers no other busy handler, so this module
+tries ``BEGIN IMMEDIATE`` with the busy handler off and sleeps 0.1 to 0.5 ms between tries itself: a
+waiter gets the lock within half a millisecond of its release.
 
-``BEGIN IMMEDIATE`` also takes the lock before the transaction's first read, so a transaction that reads
-and then writes never finds its snapshot stale at the first write (``SQLITE_BUSY_SNAPSHOT``, which no busy
-handler retries).
+``BEGIN IMMEDIATE`` also opens the transaction before its first read. Python's ``sqlite3`` (legacy
+transaction control) begins a transaction only at the first INSERT, UPDATE or DELETE, so the reads a unit
+of work makes before it writes (a check before an insert, say) used to run outside it; now they run inside
+the transaction and under the lock, and no other writer can commit between the check and the write.
+
+The rarer writers keep SQLite's busy handler: a group committer polling every half millisecond finds the
+lock free sooner than they do, which at worst delays them by a group commit or two.
 """
 
 from __future__ import annotations
@@ -23,7 +28,10 @@ from collections.abc import Callable
 from sqlalchemy.orm import Session
 
 BUSY_TIMEOUT_MS = 10_000
-"""How long a connection waits for the write lock, in SQLite's own busy handler and in :func:`take`."""
+"""How long a connection waits for the write lock in SQLite's own busy handler."""
+
+LOCK_TIMEOUT_SECONDS = BUSY_TIMEOUT_MS / 1000
+"""How long :func:`begin_immediate` tries for the write lock by default (read at each call)."""
 
 FIRST_PAUSE_SECONDS = 0.0001
 LONGEST_PAUSE_SECONDS = 0.0005
@@ -43,24 +51,34 @@ def pauses(
 DEFAULT_PAUSES = pauses()
 
 
+class WriteLockTimeout(sqlite3.OperationalError):
+    """The write lock stayed taken for the whole timeout; the transaction never began."""
+
+
+class BusyTimeoutLost(RuntimeError):
+    """The connection's busy timeout could not be restored: it must not be used again."""
+
+
 def _busy(exc: sqlite3.OperationalError) -> bool:
-    return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY or "locked" in str(exc)
+    code = getattr(exc, "sqlite_errorcode", None)  # the extended code: SQLITE_BUSY_RECOVERY is 261
+    return (code is not None and code & 0xFF == sqlite3.SQLITE_BUSY) or "locked" in str(exc)
 
 
 def begin_immediate(
     connection: sqlite3.Connection,
     *,
-    timeout_seconds: float = BUSY_TIMEOUT_MS / 1000,
+    timeout_seconds: float | None = None,
     pause: Callable[[int], float] = DEFAULT_PAUSES,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> int:
     """Begin a write transaction on ``connection``; returns how many tries found the lock taken.
 
-    Raises ``sqlite3.OperationalError`` ("database is locked") when the lock stays taken ``timeout_seconds``.
-    The connection's busy timeout is restored to :data:`BUSY_TIMEOUT_MS` whatever happens.
+    Raises :class:`WriteLockTimeout` ("database is locked") when the lock stays taken ``timeout_seconds``.
+    The connection's busy timeout is restored to :data:`BUSY_TIMEOUT_MS` whatever happens, or
+    :class:`BusyTimeoutLost` says it could not be.
     """
-    deadline = clock() + timeout_seconds
+    deadline = clock() + (LOCK_TIMEOUT_SECONDS if timeout_seconds is None else timeout_seconds)
     failed = 0
     connection.execute("PRAGMA busy_timeout=0")
     try:
@@ -69,19 +87,34 @@ def begin_immediate(
                 connection.execute("BEGIN IMMEDIATE")
                 return failed
             except sqlite3.OperationalError as exc:
-                if not _busy(exc) or clock() >= deadline:
+                if not _busy(exc):
                     raise
+                if clock() >= deadline:
+                    raise WriteLockTimeout(f"database is locked ({failed + 1} tries)") from exc
             failed += 1
             sleep(pause(failed))
     finally:
-        connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        try:
+            connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        except Exception as exc:
+            raise BusyTimeoutLost("the connection's busy timeout could not be restored") from exc
 
 
 def take(session: Session) -> None:
-    """Take the write lock for the session's transaction now (SQLite); other databases need nothing."""
+    """Take the write lock for the session's transaction now (SQLite); other databases need nothing.
+
+    Call it before the transaction's first statement: a connection already in a transaction is left as it is,
+    and holds the lock only if that transaction has written. Raises the DBAPI's own exceptions
+    (:class:`WriteLockTimeout`), not SQLAlchemy's wrappers. A connection whose busy timeout could not be
+    restored is invalidated (closed, not returned to the pool), so nobody inherits a zero timeout.
+    """
     connection = session.connection()
     if connection.dialect.name != "sqlite":
         return
     raw = connection.connection.driver_connection
     if isinstance(raw, sqlite3.Connection) and not raw.in_transaction:
-        begin_immediate(raw)
+        try:
+            begin_immediate(raw)
+        except BusyTimeoutLost:
+            connection.invalidate()
+            raise

@@ -1,16 +1,27 @@
 """Taking SQLite's write lock in short steps, on real database files (two connections = two writers)."""
 
+import asyncio
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
-from sqlalchemy.orm import sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
 
+from sinks.db import write_lock
 from sinks.db.engine import make_engine
-from sinks.db.write_lock import BUSY_TIMEOUT_MS, begin_immediate, pauses, take
+from sinks.db.group_commit import GroupCommitter
+from sinks.db.write_lock import (
+    BUSY_TIMEOUT_MS,
+    BusyTimeoutLost,
+    WriteLockTimeout,
+    begin_immediate,
+    pauses,
+    take,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -86,7 +97,7 @@ def test_a_lock_held_past_the_timeout_raises_database_is_locked_and_restores_the
     def sleep(seconds: float) -> None:
         now[0] += seconds
 
-    with pytest.raises(sqlite3.OperationalError, match="locked"):
+    with pytest.raises(WriteLockTimeout, match="locked"):
         begin_immediate(waiter, timeout_seconds=0.01, clock=lambda: now[0], sleep=sleep)
     assert 0.01 <= now[0] < 0.0106  # gave up at the first try past the deadline
     assert not waiter.in_transaction and _busy_timeout(waiter) == BUSY_TIMEOUT_MS
@@ -118,25 +129,19 @@ def test_a_waiter_in_another_thread_gets_the_lock_once_the_holder_commits(
     assert [row[0] for row in holder.execute("SELECT v FROM t ORDER BY id")] == ["first", "second"]
 
 
-def test_a_transaction_that_reads_then_writes_never_finds_its_snapshot_stale(
+def test_a_read_before_the_write_is_under_the_lock_so_no_writer_commits_in_between(
     db: tuple[sqlite3.Connection, sqlite3.Connection],
 ) -> None:
     holder, waiter = db
-    # Without the lock first: the read pins a snapshot, another writer commits, and the first write fails
-    # at once (SQLITE_BUSY_SNAPSHOT), whatever the busy timeout.
-    waiter.execute("BEGIN")
-    waiter.execute("SELECT count(*) FROM t").fetchone()
-    holder.execute("INSERT INTO t (v) VALUES ('meanwhile')")
-    holder.commit()
-    with pytest.raises(sqlite3.OperationalError, match="locked"):
-        waiter.execute("INSERT INTO t (v) VALUES ('late')")
-    waiter.rollback()
-    # With the lock first, the other writer waits instead and both writes land.
     begin_immediate(waiter)
-    count = waiter.execute("SELECT count(*) FROM t").fetchone()[0]
+    count = waiter.execute("SELECT count(*) FROM t").fetchone()[0]  # a check before the write
+    holder.execute("PRAGMA busy_timeout=0")
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        holder.execute("INSERT INTO t (v) VALUES ('meanwhile')")  # sqlite3 begins here and needs the lock
+    holder.rollback()
     waiter.execute("INSERT INTO t (v) VALUES (?)", (f"after {count}",))
     waiter.commit()
-    assert [row[0] for row in holder.execute("SELECT v FROM t ORDER BY id")] == ["meanwhile", "after 1"]
+    assert [row[0] for row in holder.execute("SELECT v FROM t ORDER BY id")] == ["after 0"]
 
 
 def test_take_begins_the_sessions_transaction_on_sqlite(tmp_path: Path) -> None:
@@ -164,3 +169,70 @@ def test_take_leaves_other_databases_alone(tmp_path: Path) -> None:
         raw = connection.connection.driver_connection
         assert isinstance(raw, sqlite3.Connection) and not raw.in_transaction
     engine.dispose()
+
+
+class _RestoreFails(sqlite3.Connection):
+    """A connection whose busy timeout cannot be set back (as if it had broken meanwhile)."""
+
+    def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+        if sql.startswith("PRAGMA busy_timeout=") and sql != "PRAGMA busy_timeout=0":
+            raise sqlite3.OperationalError("disk I/O error")
+        return super().execute(sql, *args)  # type: ignore[arg-type]
+
+
+def test_a_connection_whose_busy_timeout_is_not_restored_is_invalidated_not_pooled(tmp_path: Path) -> None:
+    path = tmp_path / "flaky.db"
+    engine = create_engine(
+        "sqlite://", creator=lambda: sqlite3.connect(path, factory=_RestoreFails, check_same_thread=False)
+    )
+    session = sessionmaker(engine)()
+    connection = session.connection()
+    with pytest.raises(BusyTimeoutLost):
+        take(session)
+    assert connection.invalidated
+    session.close()
+    engine.dispose()
+
+
+def test_a_group_commit_that_cannot_take_the_lock_fails_each_item_once_without_replaying(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "svc.db"
+    engine = make_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)"))
+    monkeypatch.setattr(write_lock, "LOCK_TIMEOUT_SECONDS", 0.05)
+    holder = _connect(path)
+    holder.execute("BEGIN IMMEDIATE")
+    ran: list[str] = []
+    committer = GroupCommitter(sessionmaker(engine), max_batch=8)
+    sizes: list[int] = []  # every batch committed, replays included
+    commit = committer._commit
+
+    def counted(batch: list[Any]) -> list[Any]:
+        sizes.append(len(batch))
+        return commit(batch)
+
+    monkeypatch.setattr(committer, "_commit", counted)
+
+    def work(name: str) -> Callable[[Session], str]:
+        def run(session: Session) -> str:
+            ran.append(name)
+            return name
+
+        return run
+
+    async def main() -> list[object]:
+        return await asyncio.gather(*(committer.run(work(f"w{i}")) for i in range(5)), return_exceptions=True)
+
+    committer.start()
+    try:
+        results = asyncio.run(main())
+    finally:
+        committer.stop()
+        holder.rollback()
+        holder.close()
+        engine.dispose()
+    assert ran == []
+    assert all(isinstance(result, WriteLockTimeout) for result in results)
+    assert sum(sizes) == 5  # each item was tried in one batch only: a replay would add its items again
