@@ -60,8 +60,8 @@ class BusyTimeoutLost(RuntimeError):
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:
-    code = getattr(exc, "sqlite_errorcode", None)  # the extended code: SQLITE_BUSY_RECOVERY is 261
-    return (code is not None and code & 0xFF == sqlite3.SQLITE_BUSY) or "locked" in str(exc)
+    # The extended code: its low byte is the primary one (SQLITE_BUSY_RECOVERY is 261, SQLITE_BUSY 5).
+    return exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY
 
 
 def begin_immediate(

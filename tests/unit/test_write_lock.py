@@ -3,6 +3,7 @@
 import asyncio
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -111,18 +112,20 @@ def test_a_waiter_in_another_thread_gets_the_lock_once_the_holder_commits(
     holder.execute("BEGIN IMMEDIATE")
     holder.execute("INSERT INTO t (v) VALUES ('first')")
     tries: list[int] = []
-    started = threading.Event()
+    found_taken = threading.Event()
+
+    def pause(seconds: float) -> None:
+        found_taken.set()
+        time.sleep(seconds)
 
     def wait() -> None:
-        started.set()
-        tries.append(begin_immediate(waiter))
+        tries.append(begin_immediate(waiter, sleep=pause))
         waiter.execute("INSERT INTO t (v) VALUES ('second')")
         waiter.commit()
 
     thread = threading.Thread(target=wait)
     thread.start()
-    started.wait()
-    threading.Event().wait(0.02)  # the waiter finds the lock taken at least once
+    assert found_taken.wait(timeout=10)  # the waiter found the lock taken at least once
     holder.commit()
     thread.join(timeout=10)
     assert tries and tries[0] >= 1
