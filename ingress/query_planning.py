@@ -10,15 +10,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from ingress.analytics_errors import analytics_error
-from schemas.admin import Principal
-from schemas.column_types import LOAD_ID_COLUMN, RECORD_ID_COLUMN, ColumnKind, ColumnType, parse_column_type
-from schemas.jobs import MaskedPlan, QueryPlan, ViewPlan
-from sinks.db import tables
-from sinks.db.models import AnalyticsTable
-from sinks.iceberg.read_cache import TableReads
-from sinks.table_reads import duckdb_predicate
-from streams.sql.front import (
+from core.sql.front import (
     CompiledQuery,
     ParsedQuery,
     Predicate,
@@ -29,6 +21,14 @@ from streams.sql.front import (
     parse_query,
     partition_predicates,
 )
+from ingress.analytics_errors import analytics_error
+from schemas.admin import Principal
+from schemas.column_types import LOAD_ID_COLUMN, RECORD_ID_COLUMN, ColumnKind, ColumnType, parse_column_type
+from schemas.jobs import MaskedPlan, QueryPlan, ViewPlan
+from sinks.db import tables
+from sinks.db.models import AnalyticsTable
+from sinks.iceberg.read_cache import TableReads
+from sinks.table_reads import duckdb_predicate
 
 _SYSTEM = (
     QueryColumn(LOAD_ID_COLUMN, ColumnType(ColumnKind.STRING)),

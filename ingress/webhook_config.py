@@ -8,13 +8,13 @@ from typing import Any
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
+from core.webhooks.transform import TransformConfigError, compile_jsonpath_mappings
 from ingress.errors import ApiError, messages_of
 from schemas.admin import Principal
 from schemas.enums import AccessLevel
 from schemas.webhooks import WebhookConfig, WebhookResourceType
 from sinks.db import resources, tables
-from streams.scripting.sandbox import ScriptError, compile_check
-from streams.webhooks.transform import TransformConfigError, compile_jsonpath_mappings
+from sinks.scripting.sandbox import ScriptError, compile_check
 
 NAME_REQUIRED = "Webhook must have a name in the configuration"
 VALIDATION_ARGS = ("headers", "body", "queryParams")

@@ -2,7 +2,7 @@
 
 Only the nested object that matches ``pattern`` may be present; anything else is rejected
 (``extra="forbid"``).  The cron expression itself is checked by the cron parser in
-``streams.schedules``, not here, so that this package stays free of project imports.
+``core.schedules``, not here, so that this package stays free of project imports.
 """
 
 from __future__ import annotations

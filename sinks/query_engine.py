@@ -4,7 +4,7 @@ Each company's database loads the extensions once, may read only that company's 
 external access off and its configuration locked, so nothing a query says can change a setting or reach a
 file of another company, the machine or the network. A query gets its own cursor: its views over the
 tables' current Iceberg snapshots are TEMP views, visible to that cursor alone. The SQL it runs was checked
-and rewritten by the SQL front (``streams.sql``); this module is the second line of defence.
+and rewritten by the SQL front (``core.sql``); this module is the second line of defence.
 
 The warehouse is a local directory or an ``s3://bucket/prefix``. For S3 the database also loads ``httpfs``
 and gets one S3 secret (endpoint, region, key, path-style URLs) before the lock-down, and

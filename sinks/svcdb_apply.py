@@ -1,4 +1,4 @@
-"""Apply one svcdb operation to an Iceberg table, exactly once per operation id (see ``streams/svcdb.py``)."""
+"""Apply one svcdb operation to an Iceberg table, exactly once per operation id (see ``core/svcdb.py``)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from typing import Any
 import pyarrow as pa
 from pyiceberg.expressions import AlwaysFalse, BooleanExpression, In
 
+from core.svcdb import RECORD_ID, Predicate, SvcDbError, record_predicate, row_of, where_predicate
 from schemas.column_types import ColumnDef
 from sinks.duckdb_engine import connect_to_table
 from sinks.iceberg import writer
 from sinks.iceberg.convert import rows_to_arrow
-from streams.svcdb import RECORD_ID, Predicate, SvcDbError, record_predicate, row_of, where_predicate
 
 
 def _converted(

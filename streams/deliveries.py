@@ -18,6 +18,7 @@ from typing import Any
 
 import faust
 
+from core.webhooks.handler_request import build_request, recorded
 from schemas.deliveries import DELIVERY_TYPE, RESULT_TYPE, DeliveryResult, DeliveryTask, HandlerOutcome
 from schemas.envelopes import Envelope
 from schemas.settings import Settings
@@ -26,7 +27,6 @@ from sinks.db import deliveries
 from sinks.db.deliveries import Attempt, Finish
 from streams.app import raw_topic
 from streams.runtime import HandlerRuntime
-from streams.webhooks.handler_request import build_request, recorded
 
 log = logging.getLogger(__name__)
 LOST_WORKER = "The worker running this attempt stopped before it finished"

@@ -21,6 +21,7 @@ import faust
 import mode
 import pyarrow as pa
 
+from core.svcdb import SvcDbError
 from schemas.column_types import ColumnDef
 from schemas.envelopes import Envelope
 from schemas.settings import Settings
@@ -35,7 +36,6 @@ from sinks.iceberg.convert import from_ipc, rows_to_arrow
 from sinks.iceberg.masking import Masker
 from sinks.kafka import Publisher
 from streams.app import raw_topic
-from streams.svcdb import SvcDbError
 
 log = logging.getLogger(__name__)
 WRITE_TYPE = "table.write"

@@ -14,6 +14,13 @@ from datetime import UTC, datetime
 from fastapi import APIRouter
 from sqlalchemy.orm import Session
 
+from core.schedules.spec import (
+    ScheduleError,
+    next_fire,
+    parse_schedule_expression,
+    to_schedule_expression,
+    validate_spec,
+)
 from ingress.deps import ClientCaller, DbSession
 from ingress.errors import ApiError
 from schemas.admin import Principal
@@ -48,13 +55,6 @@ from schemas.scheduled_events import (
 from schemas.schedules import CronSpec, EverySpec, OnceSpec, dump_schedule_spec, load_schedule_spec
 from sinks.db import resources, scheduled_events, tables, tenancy
 from sinks.db.models import ScheduledEvent as EventRow
-from streams.schedules.spec import (
-    ScheduleError,
-    next_fire,
-    parse_schedule_expression,
-    to_schedule_expression,
-    validate_spec,
-)
 
 router = APIRouter(prefix="/clients/scheduled-events", tags=["scheduled events"])
 Spec = EverySpec | CronSpec | OnceSpec

@@ -10,6 +10,7 @@ import json
 
 from fastapi import APIRouter
 
+from core.row_filter import RowFilterError, check_row_filter
 from ingress.analytics_errors import analytics_error
 from ingress.deps import DbSession, PoweruserCaller, Svc
 from ingress.table_specs import column_def, register_table, stored_column
@@ -27,7 +28,6 @@ from schemas.tables import (
 from sinks.db import tables, tenancy
 from sinks.db.models import AnalyticsTable, utcnow
 from sinks.iceberg import catalog as iceberg
-from streams.row_filter import RowFilterError, check_row_filter
 
 router = APIRouter(prefix="/svc_poweruser/analytics/tables", tags=["analytics administration"])
 

@@ -16,6 +16,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
+from core.webhooks.transform import TransformError, apply_transform
 from ingress.deps import Svc
 from ingress.state import Services
 from ingress.trigger_auth import TriggerRejected, check_key, check_target, presented_key, webhook_id_from
@@ -26,8 +27,7 @@ from sinks import credentials
 from sinks.db import deliveries
 from sinks.db.deliveries import Delivery, TriggerTarget
 from sinks.exceptions import BrokerUnavailable
-from streams.scripting.sandbox import ScriptError, run_validation
-from streams.webhooks.transform import TransformError, apply_transform
+from sinks.scripting.sandbox import ScriptError, run_validation, script_transform
 
 router = APIRouter(tags=["webhook trigger"])
 
@@ -141,7 +141,9 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
         if transform_type == "JSONPATH" and len(raw) <= INLINE_TRANSFORM_BYTES:
             variables = apply_transform(transform_config, body, headers, query)
         else:
-            variables = await run_in_threadpool(apply_transform, transform_config, body, headers, query)
+            variables = await run_in_threadpool(
+                apply_transform, transform_config, body, headers, query, run_script=script_transform()
+            )
     except TransformError as exc:
         transform_error = str(exc)
 

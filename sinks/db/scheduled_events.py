@@ -16,11 +16,11 @@ from functools import lru_cache
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
+from core.schedules.spec import next_fire
 from schemas.scheduled_events import RunStatus
 from schemas.schedules import CronSpec, EverySpec, OnceSpec, load_schedule_spec
 from sinks import credentials
 from sinks.db.models import ScheduledEvent, ScheduledEventRun
-from streams.schedules.spec import next_fire
 
 QUEUED = RunStatus.QUEUED.value
 Spec = EverySpec | CronSpec | OnceSpec

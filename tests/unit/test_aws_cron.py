@@ -12,8 +12,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from croniter import croniter
 
-from streams.schedules import aws_cron
-from streams.schedules.aws_cron import AwsCron, CronSyntaxError, parse_aws_cron
+from core.schedules import aws_cron
+from core.schedules.aws_cron import AwsCron, CronSyntaxError, parse_aws_cron
 
 pytestmark = pytest.mark.unit
 

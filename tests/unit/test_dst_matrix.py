@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from streams.schedules.aws_cron import parse_aws_cron
+from core.schedules.aws_cron import parse_aws_cron
 
 pytestmark = pytest.mark.unit
 

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from jsonpath_ng.ext.parser import parse
 
-from streams.webhooks.transform import apply_jsonpath, plain_steps, walk
+from core.webhooks.transform import apply_jsonpath, plain_steps, walk
 
 pytestmark = pytest.mark.unit
 

@@ -1,6 +1,6 @@
 import pytest
 
-from streams.row_filter import RowFilterError, check_row_filter
+from core.row_filter import RowFilterError, check_row_filter
 
 pytestmark = pytest.mark.unit
 COLUMNS = {"region", "amount", "created_at"}

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import quickjs
 
-from streams.scripting import sandbox
-from streams.scripting.sandbox import (
+from sinks.scripting import sandbox
+from sinks.scripting.sandbox import (
     DEFAULT_REJECTION_MESSAGE,
     ScriptCompileError,
     ScriptError,
@@ -32,7 +32,7 @@ from streams.scripting.sandbox import (
     run_transform_script,
     run_validation,
 )
-from streams.scripting.workers import ScriptWorkerPool
+from sinks.scripting.workers import ScriptWorkerPool
 
 pytestmark = pytest.mark.unit
 

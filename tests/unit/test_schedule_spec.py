@@ -8,6 +8,13 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from core.schedules.spec import (
+    ScheduleError,
+    next_fire,
+    parse_schedule_expression,
+    to_schedule_expression,
+    validate_spec,
+)
 from schemas.schedules import (
     CronSpec,
     EverySpec,
@@ -15,13 +22,6 @@ from schemas.schedules import (
     ScheduleSpec,
     dump_schedule_spec,
     load_schedule_spec,
-)
-from streams.schedules.spec import (
-    ScheduleError,
-    next_fire,
-    parse_schedule_expression,
-    to_schedule_expression,
-    validate_spec,
 )
 
 pytestmark = pytest.mark.unit

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from core.schedules.spec import ScheduleError, parse_schedule_expression, validate_spec
 from schemas.scheduled_events import (
     ActionType,
     CreateEventRequest,
@@ -19,7 +20,6 @@ from schemas.scheduled_events import (
 )
 from sinks.db import scheduled_events, scheduled_runs
 from sinks.db.models import ScheduledEvent, ScheduledEventRun
-from streams.schedules.spec import ScheduleError, parse_schedule_expression, validate_spec
 from tests.fixtures.stack import Db
 
 pytestmark = pytest.mark.unit

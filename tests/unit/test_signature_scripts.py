@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from streams.scripting.sandbox import VALIDATION_ARGS, ValidationOutcome, compile_check, run_validation
+from sinks.scripting.sandbox import VALIDATION_ARGS, ValidationOutcome, compile_check, run_validation
 
 pytestmark = pytest.mark.unit
 

@@ -5,8 +5,7 @@ from decimal import Decimal
 import duckdb
 import pytest
 
-from schemas.column_types import parse_column_type
-from streams.sql.front import (
+from core.sql.front import (
     MAX_SQL_BYTES,
     CompiledQuery,
     MaskedOutput,
@@ -18,6 +17,7 @@ from streams.sql.front import (
     partition_predicates,
     view_name,
 )
+from schemas.column_types import parse_column_type
 
 pytestmark = pytest.mark.unit
 

@@ -7,8 +7,8 @@ from decimal import Decimal
 import duckdb
 import pytest
 
-from streams.sql.front import SqlError, compile_query, parse_query
-from streams.sql.functions import java_to_re2_replacement, joda_to_strftime
+from core.sql.front import SqlError, compile_query, parse_query
+from core.sql.functions import java_to_re2_replacement, joda_to_strftime
 
 pytestmark = pytest.mark.unit
 

@@ -2,8 +2,8 @@
 
 import pytest
 
+from core.sql.front import MAX_SQL_BYTES, QueryColumn, QueryTable, SqlError, compile_query, parse_query
 from schemas.column_types import parse_column_type
-from streams.sql.front import MAX_SQL_BYTES, QueryColumn, QueryTable, SqlError, compile_query, parse_query
 
 pytestmark = pytest.mark.unit
 

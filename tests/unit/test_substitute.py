@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from streams.webhooks.substitute import referenced_variables, substitute
+from core.webhooks.substitute import referenced_variables, substitute
 
 pytestmark = pytest.mark.unit
 

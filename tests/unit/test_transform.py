@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from streams.webhooks.transform import (
+from core.webhooks.transform import (
     CompiledMappings,
     TransformConfigError,
     TransformError,
@@ -19,6 +19,9 @@ from streams.webhooks.transform import (
     delivery_document,
     encode_value,
 )
+from sinks.scripting.sandbox import script_transform
+
+SCRIPTS = script_transform()
 
 pytestmark = pytest.mark.unit
 
@@ -196,19 +199,19 @@ def test_encode_value() -> None:
     [None, {}, {"transformType": "JSONPATH"}, {"jsonPathMappings": {}}, {"transformType": "SVC_SCRIPT"}],
 )
 def test_nothing_to_do_gives_no_variables(config: Any) -> None:
-    assert apply_transform(config, BODY, {}, {}) == {}
+    assert apply_transform(config, BODY, {}, {}, run_script=SCRIPTS) == {}
 
 
 def test_jsonpath_is_the_default() -> None:
     config = {"jsonPathMappings": {"id": "$.id"}}
-    assert apply_transform(config, BODY, {}, {}) == {"id": "ord_1"}
+    assert apply_transform(config, BODY, {}, {}, run_script=SCRIPTS) == {"id": "ord_1"}
 
 
 def test_content_type_comes_from_the_headers() -> None:
     config = {"transformType": "JSONPATH", "jsonPathMappings": {"text": "$.text"}}
-    assert apply_transform(config, "text=hi", {"content-type": "application/x-www-form-urlencoded"}, {}) == {
-        "text": "hi"
-    }
+    assert apply_transform(
+        config, "text=hi", {"content-type": "application/x-www-form-urlencoded"}, {}, run_script=SCRIPTS
+    ) == {"text": "hi"}
 
 
 def test_script_transform_coerces_values_to_strings() -> None:
@@ -219,7 +222,7 @@ def test_script_transform_coerces_values_to_strings() -> None:
               dropped: undefined};
     """
     config = {"transformType": "SVC_SCRIPT", "transformScript": script}
-    assert apply_transform(config, BODY, {"User-Agent": "Stripe/1.0"}, {"q": "x"}) == {
+    assert apply_transform(config, BODY, {"User-Agent": "Stripe/1.0"}, {"q": "x"}, run_script=SCRIPTS) == {
         "id": "ord_1",
         "total": "42",
         "paid": "true",
@@ -233,22 +236,22 @@ def test_script_transform_coerces_values_to_strings() -> None:
 
 def test_transform_type_is_case_insensitive() -> None:
     config = {"transformType": "svc_script", "transformScript": "return {a: 1}"}
-    assert apply_transform(config, "", {}, {}) == {"a": "1"}
+    assert apply_transform(config, "", {}, {}, run_script=SCRIPTS) == {"a": "1"}
 
 
 def test_script_failures_become_transform_errors() -> None:
     config = {"transformType": "SVC_SCRIPT", "transformScript": "return JSON.parse(payload).x.y"}
     with pytest.raises(TransformError, match=r"^Transform script failed: Script failed: TypeError"):
-        apply_transform(config, "{}", {}, {})
+        apply_transform(config, "{}", {}, {}, run_script=SCRIPTS)
     config = {"transformType": "SVC_SCRIPT", "transformScript": "return [1]"}
     with pytest.raises(TransformError, match="must return an object"):
-        apply_transform(config, "{}", {}, {})
+        apply_transform(config, "{}", {}, {}, run_script=SCRIPTS)
 
 
 def test_script_failures_do_not_quote_headers() -> None:
     config = {"transformType": "SVC_SCRIPT", "transformScript": "throw new Error(JSON.stringify(headers))"}
     with pytest.raises(TransformError) as caught:
-        apply_transform(config, "", {"Authorization": "wh:k1:supersecretvalue"}, {})
+        apply_transform(config, "", {"Authorization": "wh:k1:supersecretvalue"}, {}, run_script=SCRIPTS)
     assert "supersecretvalue" not in str(caught.value)
 
 
@@ -256,7 +259,7 @@ def test_script_failures_do_not_quote_headers() -> None:
 def test_script_variable_names_are_checked(name: str) -> None:
     config = {"transformType": "SVC_SCRIPT", "transformScript": f"return {{{json.dumps(name)}: 1}}"}
     with pytest.raises(TransformError, match="variable name that is not allowed"):
-        apply_transform(config, "", {}, {})
+        apply_transform(config, "", {}, {}, run_script=SCRIPTS)
 
 
 def test_unknown_transform_type_is_a_config_error() -> None:
@@ -281,4 +284,4 @@ def test_configs_may_be_objects() -> None:
         "id": "ord_1"
     }
     camel = SimpleNamespace(transformType="SVC_SCRIPT", transformScript="return {n: 2}")
-    assert apply_transform(camel, "", {}, {}) == {"n": "2"}
+    assert apply_transform(camel, "", {}, {}, run_script=SCRIPTS) == {"n": "2"}

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pytest
 from pyiceberg.table import Table
 
+from core.svcdb import record_predicate
 from schemas.column_types import ColumnDef, parse_column_type
 from schemas.jobs import QueryPlan, ViewPlan
 from schemas.settings import Settings
@@ -24,7 +25,6 @@ from sinks.iceberg.read_cache import _snapshot
 from sinks.iceberg.types import arrow_schema
 from sinks.query_engine import QueryEngines, QueryFailed, TableSource, readable_path, run_query
 from sinks.svcdb_apply import matching_ids
-from streams.svcdb import record_predicate
 from tests.fixtures.s3 import s3_server
 from tests.fixtures.stack import Db, make_settings
 from tests.fixtures.tables import ORDER_ROWS, Tables

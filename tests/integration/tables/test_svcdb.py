@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 
+from core.svcdb import SvcDbError
 from schemas.column_types import ColumnDef, parse_column_type
 from sinks.duckdb_engine import connect
 from sinks.iceberg import catalog as iceberg
@@ -12,7 +13,6 @@ from sinks.iceberg import writer
 from sinks.iceberg.convert import rows_to_arrow
 from sinks.iceberg.masking import Masker
 from sinks.svcdb_apply import apply
-from streams.svcdb import SvcDbError
 
 pytestmark = pytest.mark.integration
 

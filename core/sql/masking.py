@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, ScopeType, build_scope, walk_in_scope
 
+from core.sql.model import MaskedOutput, QueryColumn, QueryTable, SqlError, columns_hint
 from schemas.column_types import ColumnKind
-from streams.sql.model import MaskedOutput, QueryColumn, QueryTable, SqlError, columns_hint
 
 _PROJECTING_SCOPES = (ScopeType.ROOT, ScopeType.DERIVED_TABLE, ScopeType.CTE)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -22,14 +22,6 @@ from urllib.parse import parse_qsl
 
 from jsonpath_ng.ext.parser import parse as parse_jsonpath
 from jsonpath_ng.jsonpath import JSONPath
-
-from streams.scripting.sandbox import (
-    DEFAULT_LIMITS,
-    ScriptError,
-    ScriptLimits,
-    run_transform_script,
-)
-from streams.scripting.workers import ScriptWorkerPool
 
 JSONPATH = "JSONPATH"
 SVC_SCRIPT = "SVC_SCRIPT"
@@ -50,6 +42,10 @@ class TransformConfigError(TransformError):
         self.variable = variable
         self.expression = expression
 
+
+ScriptRunner = Callable[[str, str, Mapping[str, str], Mapping[str, str]], dict[str, Any]]
+"""Runs a transform script (script, payload, headers, query parameters) and returns its object of variables;
+raises TransformError when the script fails. The sandbox that implements it lives in sinks.scripting."""
 
 Step = str | int
 """One step of a plain path: a field name (objects only) or an array index (negative counts from the end)."""
@@ -217,12 +213,11 @@ def apply_transform(
     headers: Mapping[str, str],
     query_params: Mapping[str, str],
     *,
-    limits: ScriptLimits = DEFAULT_LIMITS,
-    now: float | None = None,
-    pool: ScriptWorkerPool | None = None,
+    run_script: ScriptRunner | None = None,
 ) -> dict[str, str]:
     """Apply a payloadTransformConfig (a mapping with camelCase keys, or an object with camelCase or
-    snake_case attributes) to one delivery. No config, or one with nothing to do, gives {}."""
+    snake_case attributes) to one delivery. No config, or one with nothing to do, gives {}.
+    `run_script` runs an SVC_SCRIPT transform; without one, such a config is a TransformError."""
     if config is None:
         return {}
     transform_type = str(_config_field(config, "transformType", "transform_type") or JSONPATH).strip().upper()
@@ -237,12 +232,9 @@ def apply_transform(
     script = _config_field(config, "transformScript", "transform_script")
     if not script or not str(script).strip():
         return {}
-    try:
-        result = run_transform_script(
-            str(script), body, headers, query_params, limits=limits, now=now, pool=pool
-        )
-    except ScriptError as exc:
-        raise TransformError(f"Transform script failed: {exc}") from exc
+    if run_script is None:
+        raise TransformError("Transform scripts cannot run here.")
+    result = run_script(str(script), body, headers, query_params)
     variables: dict[str, str] = {}
     for name, value in result.items():
         if not VARIABLE_NAME.match(name):

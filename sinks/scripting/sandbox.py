@@ -26,8 +26,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import quickjs
 
+from core.webhooks.transform import ScriptRunner, TransformError
+
 if TYPE_CHECKING:
-    from streams.scripting.workers import ScriptWorkerPool
+    from sinks.scripting.workers import ScriptWorkerPool
 
 ScriptErrorKind = Literal["compile", "runtime", "timeout", "memory", "result"]
 
@@ -192,6 +194,23 @@ def run_transform_script(
     raise ScriptResultError(f"Transform script must return an object of variables, got {_describe(kind)}.")
 
 
+def script_transform(
+    *, limits: ScriptLimits = DEFAULT_LIMITS, now: float | None = None, pool: ScriptWorkerPool | None = None
+) -> ScriptRunner:
+    """The SVC_SCRIPT runner that core.webhooks.transform.apply_transform takes: a failing script is a
+    TransformError there."""
+
+    def run(
+        script: str, payload: str, headers: Mapping[str, str], query: Mapping[str, str]
+    ) -> dict[str, Any]:
+        try:
+            return run_transform_script(script, payload, headers, query, limits=limits, now=now, pool=pool)
+        except ScriptError as exc:
+            raise TransformError(f"Transform script failed: {exc}") from exc
+
+    return run
+
+
 def _describe(kind: str) -> str:
     return {"object": "an object with other fields", "array": "an array", "undefined": "nothing"}.get(
         kind, f"a {kind}" if kind != "promise" else "a Promise (scripts must be synchronous)"
@@ -210,7 +229,7 @@ def _check_arg_names(arg_names: Sequence[str]) -> None:
 def _pool(pool: ScriptWorkerPool | None) -> ScriptWorkerPool:
     if pool is not None:
         return pool
-    from streams.scripting.workers import default_pool  # the workers import this module
+    from sinks.scripting.workers import default_pool  # the workers import this module
 
     return default_pool()
 

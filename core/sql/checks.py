@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 from sqlglot import exp
 
-from streams.sql.functions import ALLOWED_ANONYMOUS, ALLOWED_FUNCTIONS
-from streams.sql.model import SqlError
+from core.sql.functions import ALLOWED_ANONYMOUS, ALLOWED_FUNCTIONS
+from core.sql.model import SqlError
 
 _ONLY_SELECT = "Send one read-only SELECT (optionally with WITH); data and settings cannot be changed"
 _STATEMENTS = (exp.Select, exp.SetOperation, exp.Subquery, exp.Values)

@@ -15,9 +15,9 @@ from decimal import Decimal, InvalidOperation
 
 from sqlglot import exp
 
+from core.sql.checks import real_tables
+from core.sql.model import ParsedQuery, Predicate, QueryTable
 from schemas.column_types import ColumnKind
-from streams.sql.checks import real_tables
-from streams.sql.model import ParsedQuery, Predicate, QueryTable
 
 _OPS: dict[type[exp.Expr], str] = {
     exp.EQ: "=", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">=",

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from streams.sql.model import SqlError
+from core.sql.model import SqlError
 
 ALLOWED_FUNCTIONS: tuple[type[exp.Func], ...] = (
     # conditionals and casts

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streams.webhooks.substitute import substitute
+from core.webhooks.substitute import substitute
 
 REDACTED = "[REDACTED]"
 # Inputs each resource type takes from resourceExecutionConfig (the spec's "Applies to" column).

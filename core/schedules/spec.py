@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import ValidationError
 
+from core.schedules.aws_cron import CronSyntaxError, parse_aws_cron
 from schemas.schedules import (
     CronConfig,
     CronSpec,
@@ -19,7 +20,6 @@ from schemas.schedules import (
     ScheduleSpec,
     validate_timezone_name,
 )
-from streams.schedules.aws_cron import CronSyntaxError, parse_aws_cron
 
 __all__ = [
     "DEFAULT_TIMEZONE",

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
-from streams.schedules.aws_cron_parse import (
+from core.schedules.aws_cron_parse import (
     YEAR_MAX,
     YEAR_MIN,
     CronFields,

@@ -18,7 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
-from streams.scripting.sandbox import (
+from sinks.scripting.sandbox import (
     _MAX_DIGEST_ROUNDS,
     ScriptError,
     ScriptLimits,
@@ -33,7 +33,7 @@ _WORKER_CPU_SECONDS = 1800  # kills a worker orphaned while stuck, which no pare
 _SOURCE_ROOT = str(Path(__file__).resolve().parents[2])
 _BOOT = (
     f"import sys; sys.path.insert(0, {_SOURCE_ROOT!r}); "
-    "from streams.scripting.workers import _worker_main; _worker_main()"
+    "from sinks.scripting.workers import _worker_main; _worker_main()"
 )
 
 

@@ -7,12 +7,12 @@ Rules:
   (not RECURSIVE). Everything else (DML, DDL, settings, PRAGMA, COPY, ATTACH, INSTALL, SELECT INTO, ...) is
   FORBIDDEN_CONSTRUCT.
 - Every node of the tree must be of an allowed type and every function an allowed pure function
-  (``streams.sql.functions``). Table functions (except UNNEST), file and URL readers, system and settings
+  (``core.sql.functions``). Table functions (except UNNEST), file and URL readers, system and settings
   functions, parameters and dollar-quoted text are FORBIDDEN_CONSTRUCT; a file path in FROM too.
 - Tables are named by their bare SQL name (case-insensitive); a schema or catalog part is UNKNOWN_TABLE,
   like a table the caller cannot read. CTE names shadow tables within their scope.
 - Columns are resolved against the caller's visible columns only (UNKNOWN_COLUMN otherwise); masked columns
-  follow ``streams.sql.masking``.
+  follow ``core.sql.masking``.
 - Each table becomes the view ``view_name(sql_name)`` aliased to the table's name, so qualified column
   references keep working; result column names are explicit aliases, so DuckDB reports exactly them.
 """
@@ -28,11 +28,10 @@ from sqlglot.errors import OptimizeError, ParseError, SqlglotError, TokenError
 from sqlglot.optimizer.annotate_types import annotate_types
 from sqlglot.optimizer.qualify import qualify
 
-from schemas.column_types import ColumnKind, ColumnType
-from streams.sql.checks import check_tree, is_cte_reference, real_tables, statement_error
-from streams.sql.functions import translate
-from streams.sql.masking import json_outputs, masked_outputs
-from streams.sql.model import (
+from core.sql.checks import check_tree, is_cte_reference, real_tables, statement_error
+from core.sql.functions import translate
+from core.sql.masking import json_outputs, masked_outputs
+from core.sql.model import (
     MAX_SQL_BYTES,
     CompiledQuery,
     MaskedOutput,
@@ -44,7 +43,8 @@ from streams.sql.model import (
     columns_hint,
     view_name,
 )
-from streams.sql.predicates import partition_predicates
+from core.sql.predicates import partition_predicates
+from schemas.column_types import ColumnKind, ColumnType
 
 __all__ = [
     "MAX_SQL_BYTES",
