@@ -37,6 +37,7 @@ from sinks.iceberg.masking import Masker
 from sinks.iceberg.read_cache import TableReads
 from sinks.kafka import Publisher
 from sinks.objectstore import ObjectStore
+from sinks.scripting.workers import configure_default_pool
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,12 @@ def create_app(settings: Settings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        configure_default_pool(
+            max_workers=settings.sandbox_workers,
+            per_tenant=settings.sandbox_workers_per_company,
+            queue_seconds=settings.sandbox_queue_ms / 1000,
+            niceness=settings.sandbox_niceness,
+        )
         engine = make_engine(settings.resolved_database_url)
         sessions = make_sessions(engine)
         publisher = Publisher(settings)

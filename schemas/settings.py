@@ -88,6 +88,14 @@ class Settings(BaseSettings):
     # broker (whose answers callers wait on) come first, and the worker's background work yields.
     worker_niceness: int = Field(0, ge=0, le=19)
 
+    # Tenant isolation of the script sandbox (validation and transform scripts, JSONPath beyond plain paths,
+    # SQL analysis): worker subprocesses shared fairly by the companies of one ingress process.
+    sandbox_workers: int = Field(6, ge=1, le=64)
+    sandbox_workers_per_company: int = Field(2, ge=1, le=64)
+    sandbox_queue_ms: int = Field(250, ge=0, le=10_000)
+    sandbox_niceness: int = Field(10, ge=0, le=19)
+    jsonpath_cpu_ms: int = Field(250, ge=10, le=10_000)
+
     @model_validator(mode="after")
     def _refuse_default_secret(self) -> Settings:
         if self.environment is Environment.PRODUCTION and self.secret_key == DEV_SECRET_KEY:

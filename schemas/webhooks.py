@@ -15,6 +15,9 @@ MAX_SCRIPT_CHARS = 64 * 1024
 _VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
 
 
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$")
+
+
 class SharingLevel(StrEnum):
     PRIVATE = "PRIVATE"
     SPECIFIC_MEMBER = "SPECIFIC_MEMBER"
@@ -212,6 +215,17 @@ class WebhookConfig(RequestModel):
     payload_transform_config: PayloadTransformConfig = Field(default_factory=PayloadTransformConfig)
     resource_execution_config: ResourceExecutionConfig | None = None
     execution_settings: ExecutionSettings = Field(default_factory=ExecutionSettings)
+    # Header names whose values the execution history shows as [REDACTED] (besides the credentials that are
+    # always redacted: Authorization, Proxy-Authorization, Cookie, Set-Cookie, X-Api-Key).
+    secret_headers: list[str] | None = Field(None, max_length=50)
+
+    @field_validator("secret_headers")
+    @classmethod
+    def _header_names(cls, names: list[str] | None) -> list[str] | None:
+        for name in names or ():
+            if not _HEADER_NAME.match(name):
+                raise ValueError(f"invalid header name {name[:100]!r}")
+        return names
 
     @field_validator("name")
     @classmethod

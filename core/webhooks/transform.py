@@ -23,6 +23,8 @@ from urllib.parse import parse_qsl
 from jsonpath_ng.ext.parser import parse as parse_jsonpath
 from jsonpath_ng.jsonpath import JSONPath
 
+from core.webhooks.jsonpath_budget import mapping_problem, mappings_problem, variables_budget
+
 JSONPATH = "JSONPATH"
 SVC_SCRIPT = "SVC_SCRIPT"
 VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
@@ -111,6 +113,9 @@ def walk(document: Any, steps: tuple[Step, ...]) -> list[Any]:
 def compile_jsonpath_mappings(mappings: Mapping[str, str]) -> CompiledMappings:
     """Validate and compile jsonPathMappings; raise TransformConfigError naming the first bad entry."""
     entries: list[tuple[str, str, JSONPath, tuple[Step, ...] | None]] = []
+    too_many = mappings_problem(mappings)
+    if too_many is not None:
+        raise TransformConfigError(too_many)
     for name, expression in mappings.items():
         if not isinstance(name, str) or not VARIABLE_NAME.match(name):
             raise TransformConfigError(
@@ -122,6 +127,9 @@ def compile_jsonpath_mappings(mappings: Mapping[str, str]) -> CompiledMappings:
             raise TransformConfigError(
                 f"Variable '{name}' needs a JSONPath expression (a non-empty string).", variable=name
             )
+        problem = mapping_problem(name, expression.strip())
+        if problem is not None:
+            raise TransformConfigError(problem, variable=name, expression=expression)
         try:
             compiled = _compile_expression(expression.strip())
         except Exception as exc:  # jsonpath-ng raises several unrelated types for bad input
@@ -184,6 +192,7 @@ def apply_jsonpath(
     if not compiled.entries:
         return {}
     document = delivery_document(body, query_params, content_type)
+    budget = variables_budget(len(body))
     variables: dict[str, str] = {}
     for name, _expression, path, steps in compiled.entries:
         try:
@@ -198,7 +207,30 @@ def apply_jsonpath(
             variables[name] = encode_value(values[0])
         else:
             variables[name] = encode_value(values)
+        budget -= len(variables[name])
+        if budget < 0:
+            raise TransformError(
+                f"JSONPath results exceed {variables_budget(len(body))} bytes at variable '{name}' "
+                "(twice the body, at least 1 MiB)."
+            )
     return variables
+
+
+def needs_sandbox(mappings: Mapping[str, str]) -> bool:
+    """Whether some mapping is more than a plain path (wildcards, slices, filters, recursive descent): its
+    cost depends on the document, so it is evaluated in a sandbox worker under a CPU budget."""
+    return any(not isinstance(e, str) or plain_steps(e.strip()) is None for e in mappings.values())
+
+
+def jsonpath_task(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The sandbox task "jsonpath": {mappings, body, queryParams, contentType} -> {variables} or {error}."""
+    try:
+        variables = apply_jsonpath(
+            payload["mappings"], payload["body"], payload["queryParams"], payload.get("contentType")
+        )
+    except TransformError as exc:
+        return {"error": str(exc)}
+    return {"variables": variables}
 
 
 def _config_field(config: Any, camel: str, snake: str) -> Any:

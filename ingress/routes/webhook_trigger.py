@@ -16,7 +16,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from core.webhooks.transform import TransformError, apply_transform
+from core.webhooks.transform import TransformError, apply_transform, needs_sandbox
 from ingress.deps import Svc
 from ingress.state import Services
 from ingress.trigger_auth import TriggerRejected, check_key, check_target, presented_key, webhook_id_from
@@ -28,6 +28,7 @@ from sinks.db import deliveries
 from sinks.db.deliveries import Delivery, TriggerTarget
 from sinks.exceptions import BrokerUnavailable
 from sinks.scripting.sandbox import ScriptError, run_validation, script_transform
+from sinks.scripting.workers import SandboxBusy, TaskBudget, TaskBudgetExceeded, TaskFailed, default_pool
 
 router = APIRouter(tags=["webhook trigger"])
 
@@ -35,6 +36,8 @@ TRIGGER_PATH = "/clients/custom-webhooks"
 TRIGGER_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE"})
 MAX_BODY_BYTES = 10 * 1024 * 1024
 REDACTED = "[REDACTED]"
+# Credentials a caller may send: never stored in the history, whatever the webhook says.
+ALWAYS_REDACTED = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"})
 # JSONPATH over a small body takes well under a millisecond: cheaper on the event loop than a thread hop.
 # Scripts and large bodies go to a worker thread.
 INLINE_TRANSFORM_BYTES = 16 * 1024
@@ -52,8 +55,56 @@ def _headers(request: Request) -> dict[str, str]:
     return merged
 
 
-def _redacted(values: dict[str, str]) -> str:
-    return json.dumps({k: REDACTED if k.lower() == "authorization" else v for k, v in values.items()})
+def _redacted(values: dict[str, str], secret: frozenset[str] = frozenset()) -> str:
+    hidden = ALWAYS_REDACTED | secret
+    return json.dumps({k: REDACTED if k.lower() in hidden else v for k, v in values.items()})
+
+
+def _secret_headers(config: dict[str, Any]) -> frozenset[str]:
+    return frozenset(str(name).lower() for name in config.get("secretHeaders") or ())
+
+
+def _busy(target: TriggerTarget, busy: SandboxBusy) -> JSONResponse:
+    message = str(busy)
+    response = _answer(
+        429,
+        ExecuteWebhookResponse(
+            success=False, message=message, webhook_id=target.webhook_id, errors=[message]
+        ),
+    )
+    response.headers["Retry-After"] = str(busy.retry_after)
+    return response
+
+
+async def _jsonpath_in_sandbox(
+    svc: Services,
+    target: TriggerTarget,
+    mappings: dict[str, str],
+    body: str,
+    query: dict[str, str],
+    content_type: str | None,
+) -> dict[str, str]:
+    """Evaluate mappings that are more than plain paths in a sandbox worker, under the company's share of the
+    workers and a CPU budget; raises TransformError or SandboxBusy."""
+    cpu_ms = svc.settings.jsonpath_cpu_ms
+    payload = {"mappings": mappings, "body": body, "queryParams": query, "contentType": content_type}
+    try:
+        result = await run_in_threadpool(
+            default_pool().run_task,
+            "jsonpath",
+            payload,
+            tenant=target.company_id,
+            budget=TaskBudget(cpu_ms=cpu_ms, wall_ms=4 * cpu_ms + 2000),
+        )
+    except TaskBudgetExceeded:
+        raise TransformError(
+            f"JSONPath evaluation exceeded its CPU budget of {cpu_ms} ms; use plainer paths."
+        ) from None
+    except TaskFailed as exc:
+        raise TransformError(f"JSONPath evaluation failed: {exc}.") from None
+    if "error" in result:
+        raise TransformError(str(result["error"]))
+    return dict(result["variables"])
 
 
 def _authenticate(svc: Services, webhook_id: str, key: str | None) -> TriggerTarget:
@@ -126,8 +177,10 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
     if validation.get("enableValidation") and validation.get("validationScript"):
         try:
             outcome = await run_in_threadpool(
-                run_validation, validation["validationScript"], headers, body, query
+                run_validation, validation["validationScript"], headers, body, query, tenant=target.company_id
             )
+        except SandboxBusy as busy:
+            return _busy(target, busy)
         except ScriptError as exc:
             return JSONResponse({"error": f"Webhook validation failed: {exc}"}, status_code=401)
         if not outcome.valid:
@@ -137,13 +190,20 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
     transform_type = str(transform_config.get("transformType") or "JSONPATH")
     variables: dict[str, str] | None = None
     transform_error: str | None = None
+    mappings = transform_config.get("jsonPathMappings") or {}
     try:
-        if transform_type == "JSONPATH" and len(raw) <= INLINE_TRANSFORM_BYTES:
+        if transform_type == "JSONPATH" and needs_sandbox(mappings):
+            content_type = headers.get("content-type")
+            variables = await _jsonpath_in_sandbox(svc, target, mappings, body, query, content_type)
+        elif transform_type == "JSONPATH" and len(raw) <= INLINE_TRANSFORM_BYTES:
             variables = apply_transform(transform_config, body, headers, query)
         else:
+            runner = script_transform(tenant=target.company_id)
             variables = await run_in_threadpool(
-                apply_transform, transform_config, body, headers, query, run_script=script_transform()
+                apply_transform, transform_config, body, headers, query, run_script=runner
             )
+    except SandboxBusy as busy:
+        return _busy(target, busy)
     except TransformError as exc:
         transform_error = str(exc)
 
@@ -153,7 +213,7 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
         target=target,
         http_method=request.method,
         source_ip=request.client.host if request.client else None,
-        headers_json=_redacted(headers),
+        headers_json=_redacted(headers, _secret_headers(target.config)),
         query_json=_redacted(query),
         payload=body,
         transform_type=transform_type,

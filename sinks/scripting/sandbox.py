@@ -127,10 +127,11 @@ def compile_check(
     *,
     limits: ScriptLimits = DEFAULT_LIMITS,
     pool: ScriptWorkerPool | None = None,
+    tenant: str | None = None,
 ) -> None:
     """Raise ScriptCompileError when `script` is not a valid function body for these argument names."""
     _check_arg_names(arg_names)
-    _pool(pool).run({"script": script, "argNames": list(arg_names), "check": True}, limits)
+    _pool(pool).run({"script": script, "argNames": list(arg_names), "check": True}, limits, tenant=tenant)
 
 
 def run_script(
@@ -140,11 +141,13 @@ def run_script(
     limits: ScriptLimits = DEFAULT_LIMITS,
     now: float | None = None,
     pool: ScriptWorkerPool | None = None,
+    tenant: str | None = None,
 ) -> tuple[str, Any]:
-    """Run `script` with `args` (JSON data) as named arguments; return (JavaScript type, JSON value)."""
+    """Run `script` with `args` (JSON data) as named arguments; return (JavaScript type, JSON value).
+    `tenant` (the company) counts the run against that company's share of the sandbox workers."""
     _check_arg_names(list(args))
     request = {"script": script, "argNames": list(args), "args": dict(args), "now": _now(now)}
-    outcome = _pool(pool).run(request, limits)
+    outcome = _pool(pool).run(request, limits, tenant=tenant)
     return str(outcome["type"]), outcome.get("value")
 
 
@@ -157,10 +160,11 @@ def run_validation(
     limits: ScriptLimits = DEFAULT_LIMITS,
     now: float | None = None,
     pool: ScriptWorkerPool | None = None,
+    tenant: str | None = None,
 ) -> ValidationOutcome:
     """Run a validation script; it returns a boolean or `{valid: boolean, message?: string}`."""
     args = {"headers": dict(headers), "body": body, "queryParams": dict(query_params)}
-    kind, value = run_script(script, args, limits=limits, now=now, pool=pool)
+    kind, value = run_script(script, args, limits=limits, now=now, pool=pool, tenant=tenant)
     if isinstance(value, bool) and kind == "boolean":
         return ValidationOutcome(value, "" if value else DEFAULT_REJECTION_MESSAGE)
     if kind == "object" and isinstance(value, dict) and isinstance(value.get("valid"), bool):
@@ -185,17 +189,22 @@ def run_transform_script(
     limits: ScriptLimits = DEFAULT_LIMITS,
     now: float | None = None,
     pool: ScriptWorkerPool | None = None,
+    tenant: str | None = None,
 ) -> dict[str, Any]:
     """Run a transform script; it must return a plain object of variables."""
     args = {"payload": payload, "headers": dict(headers), "queryParams": dict(query_params)}
-    kind, value = run_script(script, args, limits=limits, now=now, pool=pool)
+    kind, value = run_script(script, args, limits=limits, now=now, pool=pool, tenant=tenant)
     if kind == "object" and isinstance(value, dict):
         return value
     raise ScriptResultError(f"Transform script must return an object of variables, got {_describe(kind)}.")
 
 
 def script_transform(
-    *, limits: ScriptLimits = DEFAULT_LIMITS, now: float | None = None, pool: ScriptWorkerPool | None = None
+    *,
+    limits: ScriptLimits = DEFAULT_LIMITS,
+    now: float | None = None,
+    pool: ScriptWorkerPool | None = None,
+    tenant: str | None = None,
 ) -> ScriptRunner:
     """The SVC_SCRIPT runner that core.webhooks.transform.apply_transform takes: a failing script is a
     TransformError there."""
@@ -204,7 +213,9 @@ def script_transform(
         script: str, payload: str, headers: Mapping[str, str], query: Mapping[str, str]
     ) -> dict[str, Any]:
         try:
-            return run_transform_script(script, payload, headers, query, limits=limits, now=now, pool=pool)
+            return run_transform_script(
+                script, payload, headers, query, limits=limits, now=now, pool=pool, tenant=tenant
+            )
         except ScriptError as exc:
             raise TransformError(f"Transform script failed: {exc}") from exc
 

@@ -1,20 +1,35 @@
-"""Worker subprocesses that run sandboxed scripts, so a script stuck inside one engine call (beyond the
-reach of QuickJS's own time check) costs a killed process, never a stuck server thread."""
+"""Worker subprocesses that run tenant-controlled computation: sandboxed scripts, and the tasks in
+``sinks/scripting/tasks.py`` (JSONPath evaluation, SQL analysis). A computation stuck inside one engine call
+(beyond the reach of QuickJS's own time check, or inside a C regular expression) costs a killed process,
+never a stuck server thread.
+
+Budgets, enforced inside the worker on its own CPU clock (so a busy machine does not turn into false
+timeouts): a soft one (SIGPROF, raised as an exception between bytecodes: the task answers "over budget")
+and a hard one (SIGVTALRM left at its default action: the process ends, for work the soft one cannot
+interrupt). The parent keeps a wall-clock deadline as the last backstop.
+
+Fair share: the pool is shared by every company, and one company holds at most ``per_tenant`` workers at
+once. A caller past its share, or finding every worker busy, waits up to ``queue_seconds`` and then gets
+``SandboxBusy`` (the ingress answers 429 with Retry-After). No company can hold every worker."""
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import importlib
 import json
 import os
 import select
+import shutil
+import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
-from collections.abc import Mapping
-from dataclasses import asdict
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -29,6 +44,34 @@ from sinks.scripting.sandbox import (
 )
 
 _FRAME = struct.Struct(">I")
+_HARD_KILL = signal.SIGVTALRM
+
+
+@dataclass(frozen=True, slots=True)
+class TaskBudget:
+    """CPU time a task may use in its worker (soft: answered as over budget; hard: twice that plus 200 ms, the
+    worker is ended) and the wall-clock backstop the caller waits at most."""
+
+    cpu_ms: int = 250
+    wall_ms: int = 2000
+
+
+class SandboxBusy(Exception):
+    """The company holds its share of sandbox workers (or every worker is busy) past the queue wait."""
+
+    def __init__(self, message: str, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class TaskBudgetExceeded(Exception):
+    """A task used more CPU than its budget (or missed its wall-clock deadline) and was stopped."""
+
+
+class TaskFailed(Exception):
+    """A task raised an unexpected error or its worker stopped; the message names no input."""
+
+
 _WORKER_CPU_SECONDS = 1800  # kills a worker orphaned while stuck, which no parent is left to kill
 _SOURCE_ROOT = str(Path(__file__).resolve().parents[2])
 _BOOT = (
@@ -42,14 +85,17 @@ class _WorkerGone(Exception):
 
 
 class _Worker:
-    def __init__(self) -> None:
-        # An empty environment: the service's secrets live in its environment, scripts need none of it.
+    def __init__(self, niceness: int = 0) -> None:
+        # An empty environment (the service's secrets live in its environment, scripts need none of it) and a
+        # private, empty working and temp directory, removed with the worker.
+        self.tmp = tempfile.mkdtemp(prefix="svc-sandbox-")
         self.proc = subprocess.Popen(  # noqa: S603 - fixed argv, our own interpreter
             [sys.executable, "-I", "-c", _BOOT],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env={},
+            env={"TMPDIR": self.tmp, "SVC_SANDBOX_NICENESS": str(niceness)},
+            cwd=self.tmp,
         )
         self.uses = 0
         self._poll = select.poll()
@@ -95,6 +141,12 @@ class _Worker:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    def ended_over_budget(self) -> bool:
+        """The worker ended itself on its hard CPU budget (rather than crashing)."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=1)
+        return self.proc.returncode == -_HARD_KILL
+
     def kill(self) -> None:
         with contextlib.suppress(OSError):
             self.proc.kill()
@@ -104,35 +156,117 @@ class _Worker:
             with contextlib.suppress(OSError):
                 if pipe is not None:
                     pipe.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 class ScriptWorkerPool:
-    """Worker subprocesses that run scripts, one script per worker at a time. Safe to share between threads.
+    """Worker subprocesses, one request per worker at a time. Safe to share between threads.
 
-    Callers beyond `max_workers` wait for a free worker. A worker is replaced after `max_uses` scripts and
-    whenever it misses a deadline.
+    At most `max_workers` requests run at once and one tenant (company) runs at most `per_tenant` of them;
+    a caller beyond either waits up to `queue_seconds`, then gets SandboxBusy. A worker is replaced after
+    `max_uses` requests and whenever it misses a deadline or ends.
     """
 
-    def __init__(self, max_workers: int | None = None, *, max_uses: int = 500) -> None:
+    def __init__(
+        self,
+        max_workers: int | None = None,
+        *,
+        max_uses: int = 500,
+        per_tenant: int | None = None,
+        queue_seconds: float = 0.25,
+        niceness: int = 0,
+    ) -> None:
         self.max_workers = max_workers or max(2, os.cpu_count() or 1)
+        self.per_tenant = max(1, min(per_tenant or self.max_workers, self.max_workers))
+        self.queue_seconds = queue_seconds
+        self._niceness = niceness
         self._max_uses = max_uses
-        self._slots = threading.BoundedSemaphore(self.max_workers)
+        self._busy = 0
+        self._by_tenant: dict[str, int] = {}
+        self._turns = threading.Condition()
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
         self._closed = False
         self._owner_pid = os.getpid()
 
-    def run(self, request: Mapping[str, Any], limits: ScriptLimits) -> dict[str, Any]:
+    def held_by(self, tenant: str) -> int:
+        with self._turns:
+            return self._by_tenant.get(tenant, 0)
+
+    @contextlib.contextmanager
+    def _slot(self, tenant: str | None) -> Iterator[None]:
+        key = tenant or ""
+        deadline = time.monotonic() + self.queue_seconds
+        with self._turns:
+            while self._busy >= self.max_workers or (
+                tenant is not None and self._by_tenant.get(key, 0) >= self.per_tenant
+            ):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise SandboxBusy(
+                        "Too many scripts or transforms of this company are running at once; retry shortly."
+                        if tenant is not None and self._by_tenant.get(key, 0) >= self.per_tenant
+                        else "The script sandbox is busy; retry shortly."
+                    )
+                self._turns.wait(remaining)
+            self._busy += 1
+            self._by_tenant[key] = self._by_tenant.get(key, 0) + 1
+        try:
+            yield
+        finally:
+            with self._turns:
+                self._busy -= 1
+                left = self._by_tenant[key] - 1
+                if left:
+                    self._by_tenant[key] = left
+                else:
+                    del self._by_tenant[key]
+                self._turns.notify_all()
+
+    def run(
+        self, request: Mapping[str, Any], limits: ScriptLimits, *, tenant: str | None = None
+    ) -> dict[str, Any]:
+        """Run one script request (see sandbox.py) for `tenant`."""
         body = json.dumps({"request": request, "limits": asdict(limits)}).encode()
         frame = _FRAME.pack(len(body)) + body
         runs = _MAX_DIGEST_ROUNDS + 1
         budget_s = (limits.wall_ms + 4 * runs * limits.time_ms) / 1000 + len(body) / 5e6
-        with self._slots:
-            response = self._call(frame, budget_s)
+        with self._slot(tenant):
+            try:
+                response = self._call(frame, budget_s)
+            except _OverBudget:
+                raise ScriptTimeoutError("Script did not finish in time and was stopped.") from None
+            except _Crashed:
+                raise ScriptRuntimeError(
+                    "The script stopped the sandbox (for example by nesting data too deeply)."
+                ) from None
         if response.get("ok"):
             outcome: dict[str, Any] = response["outcome"]
             return outcome
         raise ScriptError.of(str(response.get("kind")), str(response.get("message")), response.get("line"))
+
+    def run_task(
+        self, kind: str, payload: Mapping[str, Any], *, tenant: str | None, budget: TaskBudget = TaskBudget()
+    ) -> Any:
+        """Run the registered task `kind` on JSON `payload` in a worker; return its JSON result."""
+        from sinks.scripting.tasks import TASKS
+
+        if kind not in TASKS:
+            raise ValueError(f"unknown sandbox task {kind!r}")
+        body = json.dumps({"task": kind, "payload": payload, "cpuMs": budget.cpu_ms}).encode()
+        frame = _FRAME.pack(len(body)) + body
+        with self._slot(tenant):
+            try:
+                response = self._call(frame, budget.wall_ms / 1000 + len(body) / 5e6)
+            except (_OverBudget, ScriptTimeoutError):
+                raise TaskBudgetExceeded(f"stopped after its budget of {budget.cpu_ms} ms") from None
+            except (_Crashed, ScriptRuntimeError):
+                raise TaskFailed("the sandbox worker stopped") from None
+        if response.get("ok"):
+            return response["result"]
+        if response.get("kind") == "budget":
+            raise TaskBudgetExceeded(f"stopped after its budget of {budget.cpu_ms} ms")
+        raise TaskFailed(str(response.get("message") or "the task failed"))
 
     def _call(self, frame: bytes, budget_s: float) -> dict[str, Any]:
         for attempt in range(2):
@@ -140,10 +274,11 @@ class ScriptWorkerPool:
             try:
                 response = worker.call(frame, time.monotonic() + budget_s)
             except _WorkerGone as gone:
+                over_budget = not gone.args[0] and worker.ended_over_budget()
                 worker.kill()
                 if attempt == 0 and gone.args[0]:
                     continue  # it died while idle; the request never reached it
-                raise ScriptRuntimeError("The script sandbox stopped unexpectedly.") from None
+                raise _OverBudget() if over_budget else _Crashed() from None
             except TimeoutError:
                 worker.kill()
                 raise ScriptTimeoutError("Script did not finish in time and was stopped.") from None
@@ -163,7 +298,7 @@ class ScriptWorkerPool:
                 if worker.alive():
                     return worker
                 worker.kill()
-        return _Worker()
+        return _Worker(self._niceness)
 
     def _checkin(self, worker: _Worker) -> None:
         with self._lock:
@@ -182,8 +317,34 @@ class ScriptWorkerPool:
             worker.kill()
 
 
+class _OverBudget(Exception):
+    """The worker ended itself on its hard CPU budget."""
+
+
+class _Crashed(Exception):
+    """The worker ended in the middle of a request for another reason (a crash in the engine)."""
+
+
 _default_lock = threading.Lock()
 _default: tuple[int, ScriptWorkerPool] | None = None
+_default_options: dict[str, Any] = {}
+
+
+def configure_default_pool(*, max_workers: int, per_tenant: int, queue_seconds: float, niceness: int) -> None:
+    """Size the process-wide pool from settings. A call with other options than the pool in use gives later
+    callers a new pool; the old one finishes what it runs and its idle workers end with the process."""
+    global _default
+    options = {
+        "max_workers": max_workers,
+        "per_tenant": per_tenant,
+        "queue_seconds": queue_seconds,
+        "niceness": niceness,
+    }
+    with _default_lock:
+        if options != _default_options:
+            _default_options.clear()
+            _default_options.update(options)
+            _default = None
 
 
 def default_pool() -> ScriptWorkerPool:
@@ -191,7 +352,7 @@ def default_pool() -> ScriptWorkerPool:
     global _default
     with _default_lock:
         if _default is None or _default[0] != os.getpid():
-            pool = ScriptWorkerPool()
+            pool = ScriptWorkerPool(**_default_options)
             atexit.register(pool.close)
             _default = (os.getpid(), pool)
         return _default[1]
@@ -203,11 +364,59 @@ def _write_frame(out: IO[bytes], message: Mapping[str, Any]) -> None:
     out.flush()
 
 
+class _SoftBudget(Exception):
+    pass
+
+
+def _over_soft_budget(signum: int, frame: Any) -> None:
+    raise _SoftBudget
+
+
+def _run_task(message: Mapping[str, Any]) -> dict[str, Any]:
+    from sinks.scripting.tasks import TASKS
+
+    module_name, _, function_name = TASKS[message["task"]].partition(":")
+    function = getattr(importlib.import_module(module_name), function_name)
+    cpu_s = max(1, int(message["cpuMs"])) / 1000
+    signal.setitimer(signal.ITIMER_VIRTUAL, 2 * cpu_s + 0.2)
+    signal.setitimer(signal.ITIMER_PROF, cpu_s)
+    try:
+        return {"ok": True, "result": function(message["payload"])}
+    except _SoftBudget:
+        return {"ok": False, "kind": "budget", "message": "over budget"}
+    except RecursionError:
+        return {"ok": False, "kind": "failed", "message": "the input is nested too deeply"}
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+
+
+def _run_script(message: Mapping[str, Any]) -> dict[str, Any]:
+    limits = ScriptLimits(**message["limits"])
+    request = message["request"]
+    # The hard stop for what QuickJS's own time check cannot interrupt (a catastrophic regular expression):
+    # every run of the script at its limit, plus reading the request.
+    runs = _MAX_DIGEST_ROUNDS + 1
+    args_chars = len(json.dumps(request.get("args", {})))
+    signal.setitimer(signal.ITIMER_VIRTUAL, runs * limits.time_ms / 1000 * 1.5 + 0.3 + args_chars / 5e6)
+    try:
+        return {"ok": True, "outcome": execute_in_process(request, limits)}
+    except ScriptError as exc:
+        return {"ok": False, "kind": exc.kind, "message": exc.detail, "line": exc.line}
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+
+
 def _worker_main() -> None:
     """Serve requests from stdin until it closes (the pool closed it, or the service died)."""
     import resource
 
     resource.setrlimit(resource.RLIMIT_CPU, (_WORKER_CPU_SECONDS, _WORKER_CPU_SECONDS))
+    niceness = int(os.environ.get("SVC_SANDBOX_NICENESS", "0") or 0)
+    if niceness > 0:
+        os.nice(niceness)
+    signal.signal(signal.SIGPROF, _over_soft_budget)
+    signal.signal(_HARD_KILL, signal.SIG_DFL)
     inp, out = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing else may write into the protocol stream
     _builtins_source()
@@ -215,12 +424,9 @@ def _worker_main() -> None:
     while header := inp.read(_FRAME.size):
         message = json.loads(inp.read(_FRAME.unpack(header)[0]))
         try:
-            response = {
-                "ok": True,
-                "outcome": execute_in_process(message["request"], ScriptLimits(**message["limits"])),
-            }
-        except ScriptError as exc:
-            response = {"ok": False, "kind": exc.kind, "message": exc.detail, "line": exc.line}
+            response = _run_task(message) if "task" in message else _run_script(message)
+        except _SoftBudget:
+            response = {"ok": False, "kind": "budget", "message": "over budget"}
         except Exception:
-            response = {"ok": False, "kind": "runtime", "message": "The script sandbox failed.", "line": None}
+            response = {"ok": False, "kind": "runtime", "message": "The sandbox task failed.", "line": None}
         _write_frame(out, response)

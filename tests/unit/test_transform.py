@@ -164,9 +164,21 @@ def test_non_standard_json_constants_are_refused(body: str) -> None:
 def test_absurdly_nested_bodies_fail_cleanly() -> None:
     with pytest.raises(TransformError, match="nested too deeply"):
         apply_jsonpath({"a": "$.a"}, "[" * 100_000 + "]" * 100_000, {}, None)
-    deep = '{"a":' * 900 + "1" + "}" * 900
+    deep = '{"a":' * 300 + "1" + "}" * 300
     result = apply_jsonpath({"all": "$..a"}, deep, {}, None)
     assert result["all"].startswith("[")
+
+
+def test_variables_of_one_delivery_have_a_size_budget() -> None:
+    # Every match of `$..a` is the whole subtree below it: quadratic in the depth of the document.
+    deep = '{"a":' * 900 + "1" + "}" * 900
+    with pytest.raises(TransformError, match=r"JSONPath results exceed 1048576 bytes at variable 'all'"):
+        apply_jsonpath({"all": "$..a"}, deep, {}, None)
+    # Two times the body, at least 1 MiB: the whole body fits twice, not three times.
+    body = json.dumps({"a": "x" * 700_000}, separators=(",", ":"))
+    assert len(apply_jsonpath({"one": "$", "two": "$.a"}, body, {}, None)["one"]) == len(body)
+    with pytest.raises(TransformError, match="at variable 'three'"):
+        apply_jsonpath({"one": "$", "two": "$", "three": "$"}, body, {}, None)
 
 
 def test_the_error_does_not_quote_the_body() -> None:
