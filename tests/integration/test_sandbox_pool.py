@@ -1,0 +1,129 @@
+"""The sandbox worker pool as companies share it: fair share, budgets, crashes, a bare environment.
+
+Real worker subprocesses (no broker): these are the guarantees the ingress relies on when one company's
+scripts or JSONPath expressions are hostile.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from sinks.scripting.sandbox import (
+    ScriptError,
+    ScriptRuntimeError,
+    ScriptTimeoutError,
+    run_script,
+    run_validation,
+)
+from sinks.scripting.workers import SandboxBusy, ScriptWorkerPool, TaskBudget, TaskBudgetExceeded
+
+pytestmark = pytest.mark.integration
+CATASTROPHIC = "return /^(a+)+$/.test('a'.repeat(40) + 'b')"
+
+
+@pytest.fixture
+def pool() -> Iterator[ScriptWorkerPool]:
+    own = ScriptWorkerPool(max_workers=3, per_tenant=1, queue_seconds=0.2)
+    yield own
+    own.close()
+
+
+def jsonpath(pool: ScriptWorkerPool, expression: str, body: str, tenant: str = "acme") -> dict[str, object]:
+    payload = {"mappings": {"v": expression}, "body": body, "queryParams": {}, "contentType": None}
+    result: dict[str, object] = pool.run_task(
+        "jsonpath", payload, tenant=tenant, budget=TaskBudget(250, 5000)
+    )
+    return result
+
+
+def test_a_catastrophic_regex_is_stopped_by_the_cpu_budget(pool: ScriptWorkerPool) -> None:
+    """QuickJS never checks its time limit inside a regular expression: the worker's hard CPU budget ends it
+    (about a second of CPU instead of the minutes this match would take)."""
+    with pytest.raises(ScriptTimeoutError, match="did not finish in time"):
+        run_validation(CATASTROPHIC, {}, "", {}, pool=pool, tenant="hostile")
+    assert run_validation("return true", {}, "", {}, pool=pool, tenant="hostile").valid
+
+
+def test_a_company_holds_at_most_its_share_and_others_pass(pool: ScriptWorkerPool) -> None:
+    outcomes: list[str] = []
+    started = threading.Event()
+
+    def hostile() -> None:
+        started.set()
+        try:
+            run_validation(CATASTROPHIC, {}, "", {}, pool=pool, tenant="hostile")
+            outcomes.append("ran")
+        except SandboxBusy as busy:
+            outcomes.append(f"busy {busy.retry_after}")
+        except ScriptError:
+            outcomes.append("stopped")
+
+    with ThreadPoolExecutor(6) as threads:
+        futures = [threads.submit(hostile) for _ in range(6)]
+        started.wait()
+        time.sleep(0.05)
+        assert pool.held_by("hostile") == 1
+        begin = time.monotonic()
+        assert run_validation("return true", {}, "", {}, pool=pool, tenant="victim").valid
+        victim_seconds = time.monotonic() - begin
+        for future in futures:
+            future.result()
+    assert sorted(outcomes) == ["busy 1"] * 5 + ["stopped"]
+    assert victim_seconds < 1.0  # generous: the victim never waits for the hostile company's worker
+
+
+def test_callers_without_a_tenant_are_bounded_by_the_pool_only(pool: ScriptWorkerPool) -> None:
+    with ThreadPoolExecutor(3) as threads:
+        results = list(threads.map(lambda _: run_script("return 1", {}, pool=pool), range(3)))
+    assert results == [("number", 1)] * 3
+
+
+def test_a_crash_in_the_engine_is_a_clean_error_and_the_worker_is_replaced(pool: ScriptWorkerPool) -> None:
+    # A deep JSON.stringify recurses in C below QuickJS's stack check: the worker dies or runs out of budget.
+    deep = "let o = {}; let r = o; for (let i = 0; i < 60000; i++) { r.a = {}; r = r.a }; "
+    deep += "return JSON.stringify(o)"
+    with pytest.raises((ScriptRuntimeError, ScriptTimeoutError)):
+        run_script(deep, {}, pool=pool, tenant="acme")
+    assert run_script("return 2", {}, pool=pool, tenant="acme") == ("number", 2)
+
+
+def test_jsonpath_tasks_stop_at_their_cpu_budget(pool: ScriptWorkerPool) -> None:
+    node: dict[str, object] = {"leaf": 1}
+    for level in range(250):
+        node = {"level": level, "items": [node, {"n": level}, {"m": level}]}
+    body = json.dumps(node)
+    with pytest.raises(TaskBudgetExceeded, match="budget of 250 ms"):
+        jsonpath(pool, "$..*..*", body)
+    assert jsonpath(pool, "$.items[?(@.n > 0)].n", body) == {"variables": {"v": "249"}}
+
+
+def test_jsonpath_regex_filters_are_stopped_too(pool: ScriptWorkerPool) -> None:
+    body = json.dumps({"items": [{"s": "a" * 40 + "b"}]})
+    with pytest.raises(TaskBudgetExceeded):
+        jsonpath(pool, "$.items[?(@.s =~ '^(a+)+$')].s", body)
+
+
+def test_the_worker_sees_no_service_environment_and_its_own_temp_dir(
+    pool: ScriptWorkerPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SVC_SECRET_KEY", "do-not-leak-this-secret")
+    payload = {"mappings": {}, "body": "", "queryParams": {}, "contentType": None}
+    pool.run_task("jsonpath", payload, tenant="acme")  # a worker started after the variable was set
+    worker = pool._idle[0]
+    environ = Path(f"/proc/{worker.proc.pid}/environ").read_bytes().split(b"\0")
+    assert not any(entry.startswith(b"SVC_SECRET_KEY") for entry in environ)
+    assert f"TMPDIR={worker.tmp}".encode() in environ
+    assert os.readlink(f"/proc/{worker.proc.pid}/cwd") == worker.tmp
+
+
+def test_unknown_tasks_are_refused(pool: ScriptWorkerPool) -> None:
+    with pytest.raises(ValueError, match="unknown sandbox task"):
+        pool.run_task("os.system", {}, tenant="acme")
