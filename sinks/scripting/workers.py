@@ -16,13 +16,10 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import importlib
 import json
 import os
 import select
 import shutil
-import signal
-import struct
 import subprocess
 import sys
 import tempfile
@@ -31,20 +28,17 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from sinks.scripting.child import FRAME as _FRAME
+from sinks.scripting.child import HARD_KILL as _HARD_KILL
 from sinks.scripting.sandbox import (
     _MAX_DIGEST_ROUNDS,
     ScriptError,
     ScriptLimits,
     ScriptRuntimeError,
     ScriptTimeoutError,
-    _builtins_source,
-    execute_in_process,
 )
-
-_FRAME = struct.Struct(">I")
-_HARD_KILL = signal.SIGVTALRM
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,11 +66,10 @@ class TaskFailed(Exception):
     """A task raised an unexpected error or its worker stopped; the message names no input."""
 
 
-_WORKER_CPU_SECONDS = 1800  # kills a worker orphaned while stuck, which no parent is left to kill
 _SOURCE_ROOT = str(Path(__file__).resolve().parents[2])
 _BOOT = (
     f"import sys; sys.path.insert(0, {_SOURCE_ROOT!r}); "
-    "from sinks.scripting.workers import _worker_main; _worker_main()"
+    "from sinks.scripting.child import worker_main; worker_main()"
 )
 
 
@@ -163,7 +156,8 @@ class ScriptWorkerPool:
     """Worker subprocesses, one request per worker at a time. Safe to share between threads.
 
     At most `max_workers` requests run at once and one tenant (company) runs at most `per_tenant` of them;
-    a caller beyond either waits up to `queue_seconds`, then gets SandboxBusy. A worker is replaced after
+    a tenant's caller beyond either waits up to `queue_seconds`, then gets SandboxBusy (a caller without a
+    tenant waits for a worker). A worker is replaced after
     `max_uses` requests and whenever it misses a deadline or ends.
     """
 
@@ -201,6 +195,9 @@ class ScriptWorkerPool:
             while self._busy >= self.max_workers or (
                 tenant is not None and self._by_tenant.get(key, 0) >= self.per_tenant
             ):
+                if tenant is None:  # the service's own calls (compile checks) wait their turn
+                    self._turns.wait()
+                    continue
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise SandboxBusy(
@@ -356,77 +353,3 @@ def default_pool() -> ScriptWorkerPool:
             atexit.register(pool.close)
             _default = (os.getpid(), pool)
         return _default[1]
-
-
-def _write_frame(out: IO[bytes], message: Mapping[str, Any]) -> None:
-    body = json.dumps(message).encode()
-    out.write(_FRAME.pack(len(body)) + body)
-    out.flush()
-
-
-class _SoftBudget(Exception):
-    pass
-
-
-def _over_soft_budget(signum: int, frame: Any) -> None:
-    raise _SoftBudget
-
-
-def _run_task(message: Mapping[str, Any]) -> dict[str, Any]:
-    from sinks.scripting.tasks import TASKS
-
-    module_name, _, function_name = TASKS[message["task"]].partition(":")
-    function = getattr(importlib.import_module(module_name), function_name)
-    cpu_s = max(1, int(message["cpuMs"])) / 1000
-    signal.setitimer(signal.ITIMER_VIRTUAL, 2 * cpu_s + 0.2)
-    signal.setitimer(signal.ITIMER_PROF, cpu_s)
-    try:
-        return {"ok": True, "result": function(message["payload"])}
-    except _SoftBudget:
-        return {"ok": False, "kind": "budget", "message": "over budget"}
-    except RecursionError:
-        return {"ok": False, "kind": "failed", "message": "the input is nested too deeply"}
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
-
-
-def _run_script(message: Mapping[str, Any]) -> dict[str, Any]:
-    limits = ScriptLimits(**message["limits"])
-    request = message["request"]
-    # The hard stop for what QuickJS's own time check cannot interrupt (a catastrophic regular expression):
-    # every run of the script at its limit, plus reading the request.
-    runs = _MAX_DIGEST_ROUNDS + 1
-    args_chars = len(json.dumps(request.get("args", {})))
-    signal.setitimer(signal.ITIMER_VIRTUAL, runs * limits.time_ms / 1000 * 1.5 + 0.3 + args_chars / 5e6)
-    try:
-        return {"ok": True, "outcome": execute_in_process(request, limits)}
-    except ScriptError as exc:
-        return {"ok": False, "kind": exc.kind, "message": exc.detail, "line": exc.line}
-    finally:
-        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
-
-
-def _worker_main() -> None:
-    """Serve requests from stdin until it closes (the pool closed it, or the service died)."""
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_CPU, (_WORKER_CPU_SECONDS, _WORKER_CPU_SECONDS))
-    niceness = int(os.environ.get("SVC_SANDBOX_NICENESS", "0") or 0)
-    if niceness > 0:
-        os.nice(niceness)
-    signal.signal(signal.SIGPROF, _over_soft_budget)
-    signal.signal(_HARD_KILL, signal.SIG_DFL)
-    inp, out = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr  # nothing else may write into the protocol stream
-    _builtins_source()
-    _write_frame(out, {"ready": True})
-    while header := inp.read(_FRAME.size):
-        message = json.loads(inp.read(_FRAME.unpack(header)[0]))
-        try:
-            response = _run_task(message) if "task" in message else _run_script(message)
-        except _SoftBudget:
-            response = {"ok": False, "kind": "budget", "message": "over budget"}
-        except Exception:
-            response = {"ok": False, "kind": "runtime", "message": "The sandbox task failed.", "line": None}
-        _write_frame(out, response)

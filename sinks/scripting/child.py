@@ -1,0 +1,104 @@
+"""The sandbox worker process itself: reads framed requests on stdin, runs each under its CPU budget, writes
+framed answers on stdout. Started by ``workers.ScriptWorkerPool`` with an empty environment and a private
+working directory; see workers.py for the budgets."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import signal
+import struct
+import sys
+from collections.abc import Mapping
+from typing import IO, Any
+
+from sinks.scripting.sandbox import (
+    _MAX_DIGEST_ROUNDS,
+    ScriptError,
+    ScriptLimits,
+    _builtins_source,
+    execute_in_process,
+)
+
+FRAME = struct.Struct(">I")
+HARD_KILL = signal.SIGVTALRM
+WORKER_CPU_SECONDS = 1800  # kills a worker orphaned while stuck, which no parent is left to kill
+# The data of one request (a 10 MB body and what is parsed from it) fits many times over; a runaway match
+# list or string ends in MemoryError rather than in the machine's memory.
+WORKER_ADDRESS_SPACE_BYTES = 4 << 30
+
+
+def _write_frame(out: IO[bytes], message: Mapping[str, Any]) -> None:
+    body = json.dumps(message).encode()
+    out.write(FRAME.pack(len(body)) + body)
+    out.flush()
+
+
+class _SoftBudget(Exception):
+    pass
+
+
+def _over_soft_budget(signum: int, frame: Any) -> None:
+    raise _SoftBudget
+
+
+def _run_task(message: Mapping[str, Any]) -> dict[str, Any]:
+    from sinks.scripting.tasks import TASKS
+
+    module_name, _, function_name = TASKS[message["task"]].partition(":")
+    function = getattr(importlib.import_module(module_name), function_name)
+    cpu_s = max(1, int(message["cpuMs"])) / 1000
+    signal.setitimer(signal.ITIMER_VIRTUAL, 2 * cpu_s + 0.2)
+    signal.setitimer(signal.ITIMER_PROF, cpu_s)
+    try:
+        return {"ok": True, "result": function(message["payload"])}
+    except _SoftBudget:
+        return {"ok": False, "kind": "budget", "message": "over budget"}
+    except RecursionError:
+        return {"ok": False, "kind": "failed", "message": "the input is nested too deeply"}
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+
+
+def _run_script(message: Mapping[str, Any]) -> dict[str, Any]:
+    limits = ScriptLimits(**message["limits"])
+    request = message["request"]
+    # The hard stop for what QuickJS's own time check cannot interrupt (a catastrophic regular expression):
+    # every run of the script at its limit, plus reading the request.
+    runs = _MAX_DIGEST_ROUNDS + 1
+    args_chars = len(json.dumps(request.get("args", {})))
+    signal.setitimer(signal.ITIMER_VIRTUAL, runs * limits.time_ms / 1000 * 1.5 + 0.3 + args_chars / 5e6)
+    try:
+        return {"ok": True, "outcome": execute_in_process(request, limits)}
+    except ScriptError as exc:
+        return {"ok": False, "kind": exc.kind, "message": exc.detail, "line": exc.line}
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+
+
+def worker_main() -> None:
+    """Serve requests from stdin until it closes (the pool closed it, or the service died)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CPU, (WORKER_CPU_SECONDS, WORKER_CPU_SECONDS))
+    resource.setrlimit(resource.RLIMIT_AS, (WORKER_ADDRESS_SPACE_BYTES, WORKER_ADDRESS_SPACE_BYTES))
+    niceness = int(os.environ.get("SVC_SANDBOX_NICENESS", "0") or 0)
+    if niceness > 0:
+        os.nice(niceness)
+    signal.signal(signal.SIGPROF, _over_soft_budget)
+    signal.signal(HARD_KILL, signal.SIG_DFL)
+    inp, out = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing else may write into the protocol stream
+    _builtins_source()
+    _write_frame(out, {"ready": True})
+    while header := inp.read(FRAME.size):
+        message = json.loads(inp.read(FRAME.unpack(header)[0]))
+        try:
+            response = _run_task(message) if "task" in message else _run_script(message)
+        except _SoftBudget:
+            response = {"ok": False, "kind": "budget", "message": "over budget"}
+        except Exception:
+            response = {"ok": False, "kind": "runtime", "message": "The sandbox task failed.", "line": None}
+        _write_frame(out, response)
