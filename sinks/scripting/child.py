@@ -13,7 +13,7 @@ import sys
 from collections.abc import Mapping
 from typing import IO, Any
 
-from sinks.scripting.sandbox import (
+from sinks.scripting.engine import (
     _MAX_DIGEST_ROUNDS,
     ScriptError,
     ScriptLimits,

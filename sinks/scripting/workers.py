@@ -32,7 +32,7 @@ from typing import Any
 
 from sinks.scripting.child import FRAME as _FRAME
 from sinks.scripting.child import HARD_KILL as _HARD_KILL
-from sinks.scripting.sandbox import (
+from sinks.scripting.engine import (
     _MAX_DIGEST_ROUNDS,
     ScriptError,
     ScriptLimits,
