@@ -12,20 +12,18 @@ from schemas.settings import Settings
 from streams.fetch_wait import FetchWait, adapt
 
 Area = Callable[[faust.App, Settings], None]
+# Faust's own method, kept before svc/patches.py replaces it with worker_consumer_with_fetch_wait.
 _create_worker_consumer = faust_aiokafka.AIOKafkaConsumerThread._create_worker_consumer
 
 
-def _worker_consumer(self: Any, transport: Any) -> Any:
+def worker_consumer_with_fetch_wait(self: Any, transport: Any) -> Any:
     """Faust's worker consumer with the adaptive fetch wait of our settings instead of its fixed 1.5 s
-    (``streams/fetch_wait.py``)."""
+    (``streams/fetch_wait.py``); installed by svc/patches.py when a worker starts."""
     consumer = _create_worker_consumer(self, transport)
     wait = getattr(self.app, "svc_fetch_wait", None)
     if wait is not None:
         adapt(consumer, wait)
     return consumer
-
-
-faust_aiokafka.AIOKafkaConsumerThread._create_worker_consumer = _worker_consumer  # type: ignore[method-assign]
 
 
 def create_app(settings: Settings, *, areas: Sequence[Area] = (), app_id: str | None = None) -> faust.App:

@@ -72,6 +72,7 @@ class FetchWait:
         return max(0.0, self.loaded_ms / 1000 - elapsed)
 
 
+# aiokafka's own methods, kept before svc/patches.py replaces them with the two functions below.
 _proc_fetch_request = Fetcher._proc_fetch_request
 _get_actions_per_node = Fetcher._get_actions_per_node
 
@@ -87,7 +88,7 @@ def _buffered_bytes(fetcher: Any, before: set[Any]) -> int:
     return total
 
 
-async def _proc_fetch_request_noting_records(self: Any, assignment: Any, node_id: Any, request: Any) -> Any:
+async def proc_fetch_request_noting_records(self: Any, assignment: Any, node_id: Any, request: Any) -> Any:
     wait: FetchWait | None = getattr(self, "svc_fetch_wait", None)
     if wait is None:
         return await _proc_fetch_request(self, assignment, node_id, request)
@@ -105,16 +106,15 @@ async def _proc_fetch_request_noting_records(self: Any, assignment: Any, node_id
     return got_records
 
 
-def _get_actions_with_current_wait(self: Any, assignment: Any) -> Any:
+def get_actions_with_current_wait(self: Any, assignment: Any) -> Any:
     wait: FetchWait | None = getattr(self, "svc_fetch_wait", None)
     if wait is not None:
         self._fetch_max_wait_ms = wait.current_ms()
     return _get_actions_per_node(self, assignment)
 
 
-# Fetchers without a ``svc_fetch_wait`` (every consumer but the worker's) behave exactly as before.
-Fetcher._proc_fetch_request = _proc_fetch_request_noting_records
-Fetcher._get_actions_per_node = _get_actions_with_current_wait
+# Installed on aiokafka's Fetcher by svc/patches.py when a worker starts. Fetchers without a
+# ``svc_fetch_wait`` (every consumer but the worker's) behave exactly as before.
 
 
 def adapt(consumer: Any, wait: FetchWait) -> None:

@@ -10,11 +10,9 @@ import uvicorn
 
 from schemas.settings import Settings
 from streams.areas import AREAS
-from svc import logs
+from svc import logs, patches
 
 log = logging.getLogger(__name__)
-BODY_HIGH_WATER_BYTES = 1024 * 1024
-"""Request body uvicorn buffers for the app before it stops reading the connection (its own is 64 KiB)."""
 
 
 def _share_the_interpreter_lock_sooner() -> None:
@@ -23,24 +21,13 @@ def _share_the_interpreter_lock_sooner() -> None:
     sys.setswitchinterval(0.001)
 
 
-def read_request_bodies_in_larger_pieces() -> None:
-    """uvicorn stops reading a connection once 64 KiB of its request body wait for the app (a module
-    constant, with no setting), so a large body reaches the app in pieces of that size, each a trip through
-    the event loop. At 1 MiB a 1 GB upload costs the ingress 2.3 s of CPU instead of 2.8 and takes 1.7 s
-    instead of 2.2 (bench_load's upload, 64 MiB parts, 4 at once); a connection still buffers at most
-    about 1 MiB more than the app has taken."""
-    import uvicorn.protocols.http.httptools_impl as httptools_impl
-
-    setattr(httptools_impl, "HIGH_WATER_LIMIT", BODY_HIGH_WATER_BYTES)  # noqa: B010 (not re-exported)
-
-
 def run_ingress(settings: Settings) -> None:
     from ingress.app import create_app
 
     if not settings.kafka_bootstrap:
         raise SystemExit("svc ingress needs SVC_KAFKA_BOOTSTRAP (svc up sets it for its children)")
     _share_the_interpreter_lock_sooner()
-    read_request_bodies_in_larger_pieces()
+    patches.apply(patches.INGRESS_PATCHES)
     config = uvicorn.Config(
         create_app(settings),
         host=settings.host,
@@ -63,6 +50,7 @@ def run_worker(settings: Settings) -> None:
 
     if not settings.kafka_bootstrap:
         raise SystemExit("svc worker needs SVC_KAFKA_BOOTSTRAP (svc up sets it for its children)")
+    patches.apply(patches.WORKER_PATCHES)
     app = create_app(settings, areas=AREAS)
     worker = faust.Worker(
         app,

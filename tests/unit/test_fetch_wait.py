@@ -72,10 +72,10 @@ def test_a_fetcher_uses_the_current_wait_when_it_plans_fetches() -> None:
     fetcher._fetch_max_wait_ms = 1500
     fetcher._fetcher_timeout = 0.2
     assignment = SimpleNamespace(tps=[])
-    fetcher._get_actions_per_node(assignment)
+    fetch_wait.get_actions_with_current_wait(fetcher, assignment)
     assert fetcher._fetch_max_wait_ms == 20
     wait.records_arrived()
-    fetcher._get_actions_per_node(assignment)
+    fetch_wait.get_actions_with_current_wait(fetcher, assignment)
     assert fetcher._fetch_max_wait_ms == 2
 
 
@@ -144,9 +144,9 @@ def test_a_fetch_reports_the_bytes_of_the_partitions_it_buffered() -> None:
     original = fetch_wait._proc_fetch_request
     fetch_wait._proc_fetch_request = fetch
     try:
-        assert asyncio.run(fetch_wait._proc_fetch_request_noting_records(fetcher, None, 0, None))
+        assert asyncio.run(fetch_wait.proc_fetch_request_noting_records(fetcher, None, 0, None))
         assert wait.current_ms() == 10  # 1,200 bytes in the two new partitions
-        assert not asyncio.run(fetch_wait._proc_fetch_request_noting_records(fetcher, None, 0, None))
+        assert not asyncio.run(fetch_wait.proc_fetch_request_noting_records(fetcher, None, 0, None))
         assert wait.current_ms() == 2
     finally:
         fetch_wait._proc_fetch_request = original
