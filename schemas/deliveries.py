@@ -7,36 +7,9 @@ from typing import Any
 from pydantic import Field
 
 from schemas.base import WireModel
+from schemas.records import DeliveryResult, DeliveryTask
 
-DELIVERY_TYPE = "webhook.delivery"
-RESULT_TYPE = "webhook.result"
-HANDLER_REQUEST_TYPE = "webhook.handler.request"
-
-
-class DeliveryTask(WireModel):
-    """Payload of a ``webhook.delivery`` v1 record: which history entry (one attempt) to run."""
-
-    entry_id: str
-    execution_id: str
-    webhook_id: str
-    company_id: str
-    attempt_number: int = Field(ge=1)
-
-
-class DeliveryResult(WireModel):
-    """Payload of a ``webhook.result`` v1 record, published once per finished attempt."""
-
-    entry_id: str
-    execution_id: str
-    webhook_id: str
-    company_id: str
-    attempt_number: int
-    status: str
-    resource_type: str | None
-    resource_id: str | None
-    duration_ms: int | None
-    error_message: str | None
-    will_retry: bool
+__all__ = ["DeliveryResult", "DeliveryTask", "ExecuteWebhookResponse", "HandlerOutcome"]
 
 
 class ExecuteWebhookResponse(WireModel):

@@ -88,7 +88,7 @@ class AnalyticsJobRef(Record):
     job_id: str
 
 
-class TableWrite(Record):
+class TableWriteRef(Record):
     """An accepted write (append rows or a svcdb operation) waiting to be committed to its table."""
 
     TYPE = "table.write"
@@ -114,7 +114,7 @@ RECORDS: tuple[type[Record], ...] = (
     DeliveryResult,
     ScheduleTick,
     AnalyticsJobRef,
-    TableWrite,
+    TableWriteRef,
     HandlerRequest,
 )
 BY_TYPE: dict[str, type[Record]] = {record.TYPE: record for record in RECORDS}

@@ -12,6 +12,7 @@ from typing import Any
 import aiohttp
 
 from schemas.deliveries import HandlerOutcome
+from schemas.records import HandlerRequest, encode
 from sinks.exceptions import BrokerUnavailable
 from sinks.kafka import Publisher
 
@@ -88,7 +89,7 @@ class HandlerInvoker:
             return HandlerOutcome(
                 ok=False, error="No broker is configured for kafka:// handlers", retryable=False
             )
-        value = json.dumps({"type": "webhook.handler.request", "v": 1, "payload": request}).encode()
+        value = encode(HandlerRequest(request=request))
         key = str(request.get("executionId") or request.get("runId") or "")
         try:
             metadata = await self._publisher.send(

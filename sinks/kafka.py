@@ -15,6 +15,7 @@ from aiokafka.partitioner import DefaultPartitioner
 from aiokafka.structs import RecordMetadata
 
 from schemas.envelopes import Envelope
+from schemas.records import Record, encode
 from schemas.settings import Settings
 from schemas.topics import ALL_TOPICS, WEBHOOK_DELIVERIES
 from sinks.exceptions import BrokerUnavailable
@@ -148,6 +149,14 @@ class Publisher:
             if self._users == 0 and self._producer is not None:
                 await self._producer.stop()
                 self._producer = None
+
+    async def publish_record(self, record: Record, *, key: str | None = None) -> None:
+        """Produce a record to the svc topic that carries its type (schemas/records.py), acks=all."""
+        if record.TOPIC is None:
+            raise ValueError(f"{record.TYPE} records have no svc topic")
+        await self.send(
+            self._settings.topic(record.TOPIC), encode(record), key=key, limit_seconds=self._timeout
+        )
 
     async def publish(self, topic: str, envelope: Envelope, *, key: str | None = None) -> None:
         """Produce to the prefixed topic and wait for the broker's acknowledgement. Records without a key

@@ -14,13 +14,11 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from schemas.deliveries import HandlerOutcome
-from schemas.envelopes import Envelope
-from schemas.topics import TABLE_APPENDS
+from schemas.records import TableWriteRef
 from sinks.db import tables
 from sinks.db.group_commit import GroupCommitter
 from sinks.kafka import Publisher
 
-TABLE_WRITE_TYPE = "table.write"
 POLL_SECONDS = 0.1
 
 
@@ -66,10 +64,8 @@ class SvcDbQueue:
         )
         if not await self._committer.run(queue):
             return None
-        payload = {"writeId": write_id, "tableId": table_id, "companyId": company_id}
-        await self._publisher.publish(
-            TABLE_APPENDS, Envelope(type=TABLE_WRITE_TYPE, payload=payload), key=table_id
-        )
+        record = TableWriteRef(write_id=write_id, table_id=table_id, company_id=company_id)
+        await self._publisher.publish_record(record, key=table_id)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + limit_seconds
         while loop.time() < deadline:

@@ -19,10 +19,10 @@ from typing import Any
 import faust
 
 from core.webhooks.handler_request import build_request, recorded
-from schemas.deliveries import DELIVERY_TYPE, RESULT_TYPE, DeliveryResult, DeliveryTask, HandlerOutcome
-from schemas.envelopes import Envelope
+from schemas.deliveries import DeliveryResult, DeliveryTask, HandlerOutcome
+from schemas.records import UnknownRecord, decode
 from schemas.settings import Settings
-from schemas.topics import WEBHOOK_DELIVERIES, WEBHOOK_RESULTS
+from schemas.topics import WEBHOOK_DELIVERIES
 from sinks.db import deliveries
 from sinks.db.deliveries import Attempt, Finish
 from streams.app import raw_topic
@@ -30,7 +30,6 @@ from streams.runtime import HandlerRuntime
 
 log = logging.getLogger(__name__)
 LOST_WORKER = "The worker running this attempt stopped before it finished"
-TABLE_WRITE_TYPE = "table.write"
 
 
 def now() -> datetime:
@@ -39,13 +38,9 @@ def now() -> datetime:
 
 def parse_task(raw: bytes) -> DeliveryTask | None:
     try:
-        envelope = Envelope.from_bytes(raw)
-        if envelope.type != DELIVERY_TYPE or envelope.v != 1:
-            log.warning("skipping a record of unknown type", extra={"type": envelope.type, "v": envelope.v})
-            return None
-        return DeliveryTask.model_validate(envelope.payload)
-    except ValueError:
-        log.warning("skipping a malformed delivery record")
+        return decode(raw, DeliveryTask)
+    except UnknownRecord as exc:
+        log.warning("skipping a delivery record", extra={"reason": str(exc)})
         return None
 
 
@@ -68,14 +63,7 @@ class DeliveryRuntime(HandlerRuntime):
 
     async def dispatch(self, tasks: list[DeliveryTask]) -> None:
         """Publish together, so the records share batches (keyless: one partition per moment)."""
-        await asyncio.gather(
-            *(
-                self.publisher.publish(
-                    WEBHOOK_DELIVERIES, Envelope(type=DELIVERY_TYPE, payload=task.model_dump(by_alias=True))
-                )
-                for task in tasks
-            )
-        )
+        await asyncio.gather(*(self.publisher.publish_record(task) for task in tasks))
 
     async def start_attempts(self, tasks: list[DeliveryTask]) -> None:
         """Claim only what the pool can start now: a claimed attempt that waits for a slot would be lost with
@@ -186,8 +174,7 @@ class DeliveryRuntime(HandlerRuntime):
             error_message=outcome.error,
             will_retry=will_retry,
         )
-        envelope = Envelope(type=RESULT_TYPE, payload=result.model_dump(by_alias=True))
-        await self.publisher.publish(WEBHOOK_RESULTS, envelope, key=task.execution_id)
+        await self.publisher.publish_record(result, key=task.execution_id)
 
     async def dispatch_due(self) -> None:
         await self.ready.wait()

@@ -20,7 +20,7 @@ from typing import Any
 import faust
 
 from schemas.deliveries import HandlerOutcome
-from schemas.envelopes import Envelope
+from schemas.records import ScheduleTick, UnknownRecord, decode
 from schemas.scheduled_events import RunStatus
 from schemas.settings import Settings
 from schemas.topics import SCHEDULE_TICKS
@@ -31,8 +31,6 @@ from streams.app import raw_topic
 from streams.runtime import HandlerRuntime
 
 log = logging.getLogger(__name__)
-TICK_TYPE = "schedule.tick"
-TABLE_WRITE_TYPE = "table.write"
 TICK_INTERVAL_SECONDS = 0.5
 # Fires are claimed and their ticks sent this long before they are due (several timer intervals).
 LOOKAHEAD = timedelta(seconds=2)
@@ -54,14 +52,11 @@ class TickRef:
 
 def parse_tick(raw: bytes) -> TickRef | None:
     try:
-        envelope = Envelope.from_bytes(raw)
-        if envelope.type != TICK_TYPE or envelope.v != 1:
-            return None
-        due = envelope.payload.get("scheduledFor")
-        return TickRef(str(envelope.payload["runId"]), datetime.fromisoformat(due) if due else None)
-    except (ValueError, KeyError, TypeError):
-        log.warning("skipping a malformed tick record")
+        tick = decode(raw, ScheduleTick)
+    except UnknownRecord as exc:
+        log.warning("skipping a tick record", extra={"reason": str(exc)})
         return None
+    return TickRef(tick.run_id, tick.scheduled_for)
 
 
 def handler_request(work: RunWork) -> dict[str, Any]:
@@ -99,12 +94,7 @@ class SchedulerRuntime(HandlerRuntime):
     async def publish(self, ticks: list[Tick]) -> None:
         """All at once: the producer batches them, instead of one broker round trip per tick."""
         await asyncio.gather(
-            *(
-                self.publisher.publish(
-                    SCHEDULE_TICKS, Envelope(type=TICK_TYPE, payload=tick.payload()), key=tick.event_id
-                )
-                for tick in ticks
-            )
+            *(self.publisher.publish_record(tick.record(), key=tick.event_id) for tick in ticks)
         )
 
     async def fire_due(self) -> None:

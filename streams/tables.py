@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from core.svcdb import SvcDbError
 from schemas.column_types import ColumnDef
-from schemas.envelopes import Envelope
+from schemas.records import TableWriteRef, UnknownRecord, decode
 from schemas.settings import Settings
 from schemas.topics import TABLE_APPENDS
 from sinks import svcdb_apply
@@ -38,7 +38,6 @@ from sinks.kafka import Publisher
 from streams.app import raw_topic
 
 log = logging.getLogger(__name__)
-WRITE_TYPE = "table.write"
 MAX_PENDING_COMMITS = 64
 
 
@@ -73,14 +72,11 @@ def write_ids_by_table(raw_records: list[bytes]) -> dict[str, list[str]]:
     grouped: dict[str, list[str]] = defaultdict(list)
     for raw in raw_records:
         try:
-            envelope = Envelope.from_bytes(raw)
-        except ValueError:
-            log.warning("skipping a malformed table write record")
+            write = decode(raw, TableWriteRef)
+        except UnknownRecord as exc:
+            log.warning("skipping a table write record", extra={"reason": str(exc)})
             continue
-        if envelope.type != WRITE_TYPE or envelope.v != 1:
-            log.warning("skipping a record of unknown type", extra={"type": envelope.type})
-            continue
-        grouped[str(envelope.payload["tableId"])].append(str(envelope.payload["writeId"]))
+        grouped[write.table_id].append(write.write_id)
     return grouped
 
 
@@ -180,10 +176,8 @@ class TableWriter(mode.Service):
         before = datetime.now(UTC) - timedelta(seconds=self.settings.queued_grace_seconds)
         stale = await asyncio.to_thread(self._stale, before)
         for write in stale:
-            envelope = Envelope(
-                type=WRITE_TYPE, payload={"writeId": write[0], "tableId": write[1], "companyId": write[2]}
-            )
-            await self.publisher.publish(TABLE_APPENDS, envelope, key=write[1])
+            record = TableWriteRef(write_id=write[0], table_id=write[1], company_id=write[2])
+            await self.publisher.publish_record(record, key=write[1])
 
     def _stale(self, before: datetime) -> list[tuple[str, str, str]]:
         with self.sessions.begin() as session:

@@ -17,6 +17,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from core.schedules.spec import next_fire
+from schemas.records import ScheduleTick
 from schemas.scheduled_events import RunStatus
 from schemas.schedules import CronSpec, EverySpec, OnceSpec, load_schedule_spec
 from sinks import credentials
@@ -81,13 +82,13 @@ class Tick:
     company_id: str
     scheduled_for: datetime
 
-    def payload(self) -> dict[str, str]:
-        return {
-            "eventId": self.event_id,
-            "runId": self.run_id,
-            "companyId": self.company_id,
-            "scheduledFor": self.scheduled_for.isoformat(),
-        }
+    def record(self) -> ScheduleTick:
+        return ScheduleTick(
+            event_id=self.event_id,
+            run_id=self.run_id,
+            company_id=self.company_id,
+            scheduled_for=self.scheduled_for,
+        )
 
 
 @lru_cache(maxsize=4096)

@@ -18,7 +18,7 @@ from schemas.records import (
     HandlerRequest,
     Record,
     ScheduleTick,
-    TableWrite,
+    TableWriteRef,
     UnknownRecord,
     decode,
     decode_from_topic,
@@ -72,7 +72,7 @@ EARLIER: list[tuple[type[Record], dict[str, Any]]] = [
         },
     ),
     (
-        TableWrite,
+        TableWriteRef,
         {
             "type": "table.write",
             "v": 1,
@@ -143,12 +143,12 @@ def test_unreadable_records_are_refused_not_crashed_on(raw: bytes) -> None:
 
 
 def test_an_old_version_is_upgraded_on_decode(monkeypatch: pytest.MonkeyPatch) -> None:
-    class TableWriteV2(TableWrite):
+    class TableWriteV2(TableWriteRef):
         VERSION: ClassVar[int] = 2
         rows: int
 
     monkeypatch.setitem(records.UPGRADES, ("table.write", 1), lambda payload: {**payload, "rows": 0})
-    old = encode(TableWrite(write_id="w", table_id="t", company_id="c"))
+    old = encode(TableWriteRef(write_id="w", table_id="t", company_id="c"))
     assert decode(old, TableWriteV2) == TableWriteV2(write_id="w", table_id="t", company_id="c", rows=0)
     monkeypatch.delitem(records.UPGRADES, ("table.write", 1))
     with pytest.raises(UnknownRecord, match="cannot be upgraded"):
