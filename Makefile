@@ -4,6 +4,9 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
+# Test processes: most integration tests wait on a broker, a worker or a server rather than compute, so more
+# processes than cores finish sooner. Each process has its own embedded broker.
+TEST_WORKERS ?= 4
 
 .DEFAULT_GOAL := help
 
@@ -29,13 +32,24 @@ install-dev: $(VENV)/.installed-dev ## create .venv and install the project with
 run: install ## start the whole stack (embedded broker, worker, ingress) on SVC_HOST:SVC_PORT
 	$(BIN)/svc up
 
-test: install-dev ## run the test suite (unit, integration, e2e)
-	$(BIN)/pytest $(PYTEST_ARGS)
+test: install-dev ## run the whole test suite (unit, integration, e2e) in TEST_WORKERS processes
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
-lint: install-dev ## ruff and mypy
+test-unit: install-dev ## pure logic only: no broker, no subprocess, no server (well under a minute)
+	$(BIN)/pytest tests/unit $(PYTEST_ARGS)
+
+test-integration: install-dev ## the tests with a real broker, DB, warehouse and HTTP (integration, e2e)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile tests/integration tests/e2e $(PYTEST_ARGS)
+
+coverage: install-dev ## the whole suite with line coverage of the service's packages
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --cov=svc --cov=schemas --cov=core --cov=ingress \
+		--cov=streams --cov=sinks --cov-report=term:skip-covered $(PYTEST_ARGS)
+
+lint: install-dev ## ruff, mypy and the import contracts of docs/architecture.md
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy .
+	$(BIN)/lint-imports
 
 bench: install-dev ## run the benchmarks in bench/ (not part of the tests)
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
@@ -45,4 +59,4 @@ ci: lint test ## what CI runs (.ci/run)
 clean: ## remove the virtualenv, caches and the local data dir
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .svc
 
-.PHONY: help install install-dev run test lint bench ci clean
+.PHONY: help install install-dev run test test-unit test-integration coverage lint bench ci clean

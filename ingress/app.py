@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from prometheus_client import CollectorRegistry
 
 from ingress import errors
+from ingress.auth_throttle import AuthThrottle
 from ingress.middleware import EdgeMiddleware, HttpMetrics
 from ingress.ratelimit import RateLimiter, RowQuota
 from ingress.routes import (
@@ -26,17 +27,19 @@ from ingress.routes import (
     table_admin,
     webhook_trigger,
 )
+from ingress.shared_counts import SharedCounts
 from ingress.state import Services
 from ingress.trigger_fast_path import TriggerFastPath
 from ingress.trigger_targets import TriggerTargets
 from schemas.settings import Settings
+from sinks.db.counters import SharedCounterStore
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.group_commit import GroupCommitter
 from sinks.iceberg.catalog import catalog_for
 from sinks.iceberg.masking import Masker
 from sinks.iceberg.read_cache import TableReads
 from sinks.kafka import Publisher
-from sinks.objectstore import ObjectStore
+from sinks.objectstore import object_store
 from sinks.scripting.workers import configure_default_pool
 
 log = logging.getLogger(__name__)
@@ -60,23 +63,40 @@ def create_app(settings: Settings) -> FastAPI:
         committer = GroupCommitter(sessions, name="ingress-commit")
         committer.start()
         catalog = catalog_for(settings)
+        counts = SharedCounts(SharedCounterStore(sessions), flush_seconds=settings.rate_limit_flush_ms / 1000)
+        counts.start()
+        share = settings.rate_limit_local_share
+        per_key_failures = settings.auth_failures_per_minute
         app.state.services = Services(
             settings=settings,
             engine=engine,
             sessions=sessions,
             publisher=publisher,
-            limiter=RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_per_day),
+            limiter=RateLimiter(
+                settings.rate_limit_per_minute, settings.rate_limit_per_day, counts, local_share=share
+            ),
             webhook_limiter=RateLimiter(
-                settings.webhook_rate_limit_per_minute, settings.webhook_rate_limit_per_day
+                settings.webhook_rate_limit_per_minute,
+                settings.webhook_rate_limit_per_day,
+                counts,
+                scope="trigger",
+                local_share=share,
             ),
             committer=committer,
-            append_quota=RowQuota(settings.append_rows_per_minute),
+            append_quota=RowQuota(settings.append_rows_per_minute, counts, local_share=share),
             catalog=catalog,
             masker=Masker(settings.secret_key),
             registry=registry,
-            store=ObjectStore.from_settings(settings),
+            store=object_store(settings),
             reads=TableReads(catalog),
             trigger_targets=TriggerTargets(settings.trigger_cache_seconds),
+            counts=counts,
+            auth_throttle=AuthThrottle(
+                counts,
+                per_address=settings.auth_failures_per_address_per_minute or per_key_failures,
+                per_key=per_key_failures,
+                local_share=share,
+            ),
         )
         # Everything loaded so far (modules, the app, its routes) lives as long as the process: out of the
         # collector's sight, full collections no longer walk it on every request burst.
@@ -87,6 +107,7 @@ def create_app(settings: Settings) -> FastAPI:
             yield
         finally:
             committer.stop()
+            counts.stop()
             await publisher.stop()
             engine.dispose()
             log.info("ingress stopped")

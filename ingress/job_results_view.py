@@ -1,5 +1,6 @@
 """Reading a finished query's result for a caller: the /query preview and /job-results pages, with masked
-columns masked, revealed where the caller may and asks, or revealed for a single cell."""
+columns masked, revealed where the caller may and asks, or revealed for a single cell. Each read checks
+first that the caller's current grant lets them read the job's output (``job_access.check_output``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ingress.analytics_errors import analytics_error
+from ingress.job_access import Reader, check_output
 from ingress.job_views import result_columns_of, revealable
 from ingress.state import Services
 from schemas.admin import Principal
@@ -32,10 +34,11 @@ def available(job: Job) -> str:
 def page_of(
     svc: Services, caller: Principal, job: Job, offset: int, limit: int, reveal: bool
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, bool]]:
-    key = available(job)
     stored = result_columns_of(job)
     with svc.sessions() as session:
+        check_output(session, Reader.of(caller), job)
         allowed = revealable(session, caller, stored)
+    key = available(job)
     table = read_rows(svc.store, key, offset, limit)
     rows = render(table, stored, allowed, reveal, svc.masker.decryptor(job.company_id))
     return wire_columns(stored, allowed, reveal), rows, allowed
@@ -49,6 +52,8 @@ def preview_of(svc: Services, caller: Principal, job: Job, reveal: bool) -> dict
 
 def revealed_cell(svc: Services, caller: Principal, job: Job, row: int, column: str) -> dict[str, Any]:
     """One masked cell in plaintext, for a caller allowed to reveal its column."""
+    with svc.sessions() as session:
+        check_output(session, Reader.of(caller), job)
     stored = result_columns_of(job)
     position = next((i for i, c in enumerate(stored) if c["name"] == column), None)
     if position is None:

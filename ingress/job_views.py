@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from ingress.analytics_errors import analytics_error
+from ingress.job_access import Reader, check_output
 from ingress.state import Services
 from schemas.admin import Principal
 from schemas.base import iso_utc
@@ -44,6 +45,13 @@ def visible_job(session: Session, caller: Principal, job_id: str) -> Job:
     return job
 
 
+def readable_job(session: Session, caller: Principal, job_id: str) -> Job:
+    """A visible job whose output the caller may read now (``job_access.check_output``)."""
+    job = visible_job(session, caller, job_id)
+    check_output(session, Reader.of(caller), job)
+    return job
+
+
 def own_job(session: Session, caller: Principal, job_id: str) -> Job:
     job = jobs.get(session, caller.company_id, job_id)
     if job is None:
@@ -71,7 +79,7 @@ def result_columns_of(job: Job) -> list[dict[str, Any]]:
     return json.loads(job.result_columns_json) if job.result_columns_json else []
 
 
-def revealable(session: Session, caller: Principal, stored: list[dict[str, Any]]) -> dict[str, bool]:
+def revealable(session: Session, caller: Principal | Reader, stored: list[dict[str, Any]]) -> dict[str, bool]:
     """Per table id of a masked result column: may the caller see plaintext?"""
     ids = {c["tableId"] for c in stored if c.get("masked")}
     return {
@@ -103,6 +111,8 @@ def status_body(job: Job, columns: list[dict[str, Any]] | None = None) -> dict[s
             rejectedSample=json.loads(job.rejected_sample_json) if job.rejected_sample_json else [],
             notes=json.loads(job.notes_json) if job.notes_json else [],
         )
+    elif job.notes_json:  # a query cut off at the result-size limit says so
+        body["notes"] = json.loads(job.notes_json)
     return body
 
 

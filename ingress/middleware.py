@@ -6,7 +6,6 @@ import json
 import logging
 import re
 import time
-import uuid
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -15,6 +14,7 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ingress.errors import BodyTooLarge
+from schemas.ids import new_id
 
 log = logging.getLogger("svc.access")
 _INCOMING_ID = re.compile(r"^[A-Za-z0-9._:-]{8,128}$")
@@ -56,7 +56,7 @@ class EdgeMiddleware:
         started_at = time.perf_counter()
         state: dict[str, Any] = scope.setdefault("state", {})
         incoming = _header(scope, b"x-request-id")
-        request_id = incoming if incoming and _INCOMING_ID.match(incoming) else uuid.uuid4().hex
+        request_id = incoming if incoming and _INCOMING_ID.match(incoming) else new_id()
         state["request_id"] = request_id
         status = 500
         response_started = False

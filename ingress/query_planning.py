@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from core.policy import TablePolicy
 from core.sql.front import (
     CompiledQuery,
     ParsedQuery,
@@ -22,6 +23,7 @@ from core.sql.front import (
     partition_predicates,
 )
 from ingress.analytics_errors import analytics_error
+from ingress.job_access import table_policy
 from schemas.admin import Principal
 from schemas.column_types import LOAD_ID_COLUMN, RECORD_ID_COLUMN, ColumnKind, ColumnType, parse_column_type
 from schemas.jobs import MaskedPlan, QueryPlan, ViewPlan
@@ -53,6 +55,12 @@ class Planned:
     @property
     def table_ids(self) -> list[str]:
         return [self.resolved[name].table.id for name in self.compiled.tables]
+
+    def runner_policy(self) -> dict[str, TablePolicy]:
+        """The caller's effective policy on every table the query reads, stored with its job so that its
+        output is only ever served under a grant at least as broad (``ingress/job_access.py``)."""
+        found = (self.resolved[name] for name in self.compiled.tables)
+        return {r.table.id: table_policy(r.table, r.access) for r in found}
 
     def partition_hint(self) -> str:
         parts = []
@@ -136,7 +144,9 @@ def plan(session: Session, reads: TableReads, caller: Principal, sql: str) -> Pl
     return Planned(parsed, compiled, resolved, estimated)
 
 
-def query_plan(planned: Planned, *, max_rows: int, timeout_seconds: float) -> QueryPlan:
+def query_plan(
+    planned: Planned, *, max_rows: int, max_result_bytes: int, timeout_seconds: float
+) -> QueryPlan:
     views = []
     for name in planned.compiled.tables:
         found = planned.resolved[name]
@@ -171,5 +181,6 @@ def query_plan(planned: Planned, *, max_rows: int, timeout_seconds: float) -> Qu
         masked=masked,
         json_columns=[i for i, carries in enumerate(planned.compiled.json_outputs) if carries],
         max_rows=max_rows,
+        max_result_bytes=max_result_bytes,
         timeout_seconds=timeout_seconds,
     )

@@ -1,9 +1,47 @@
-"""Per-key fixed-window rate limits (minute and day), kept in this process's memory."""
+"""Per-key fixed-window rate limits (minute and UTC day) and the appended-rows quota, shared by the
+ingress processes through :class:`ingress.shared_counts.SharedCounts` (kept in memory without a store).
+
+A process admits a hit while its estimate of the window's count (the shared total it last read plus its own
+hits since) is under the limit and it holds fewer than a *quantum* of hits the shared table has not
+confirmed; a hit beyond the quantum waits for the next flush (callers on a worker thread) or is refused with
+``Retry-After: 1`` (callers on the event loop). P processes together admit at most
+``limit + (P - 1) * quantum`` hits in a window.
+"""
 
 from __future__ import annotations
 
-import threading
+import hashlib
+import math
 from dataclasses import dataclass
+
+from ingress.shared_counts import SharedCounts, Window
+
+MINUTE = 60
+DAY = 86_400
+_PERIODS = {MINUTE: "m", DAY: "d"}
+MAX_NAME_CHARS = 200
+REQUEST_MIN_QUANTUM = 16
+"""A burst this size never waits for a flush, whatever the limit (the bound grows by as much)."""
+ROWS_MIN_QUANTUM = 10_000
+"""Rows of appends in quick succession that are never refused for want of a flush (appends cannot wait)."""
+
+
+def quantum(limit: int, share: float, floor: int) -> int:
+    """Hits a process may admit past the shared total it last read: ``share`` of the limit, >= ``floor``."""
+    return max(floor, math.ceil(limit * share))
+
+
+def window(scope: str, key: str, now: float, seconds: int) -> Window:
+    """The fixed window of ``seconds`` holding ``now``, of the count of ``key`` in ``scope``."""
+    start = int(now // seconds) * seconds
+    name = f"{scope}:{_PERIODS.get(seconds) or f'{seconds}s'}:{key}"
+    if len(name) > MAX_NAME_CHARS:  # the table's column; a digest keeps long keys apart
+        name = name[:100] + hashlib.sha256(name.encode()).hexdigest()
+    return Window(name, start, start + seconds)
+
+
+def retry_after(window_end: int, now: float) -> int:
+    return max(1, int(window_end - now + 0.999))
 
 
 @dataclass(frozen=True)
@@ -13,6 +51,8 @@ class RateDecision:
     limit_day: int
     remaining_day: int
     retry_after: int | None
+    # Refused only because this process's unconfirmed share is used up: a flush will free it.
+    awaiting_flush: bool = False
 
     @property
     def allowed(self) -> bool:
@@ -34,59 +74,87 @@ class RateDecision:
 class RateLimiter:
     """Counts hits per key in the current minute and UTC day; a refused hit is not counted."""
 
-    def __init__(self, per_minute: int, per_day: int) -> None:
+    def __init__(
+        self,
+        per_minute: int,
+        per_day: int,
+        counts: SharedCounts | None = None,
+        *,
+        scope: str = "requests",
+        local_share: float = 0.02,
+    ) -> None:
         self._per_minute = per_minute
         self._per_day = per_day
-        self._lock = threading.Lock()
-        self._minute: dict[str, tuple[int, int]] = {}
-        self._day: dict[str, tuple[int, int]] = {}
+        self._counts = counts if counts is not None else SharedCounts()
+        self._scope = scope
+        self._minute_quantum = quantum(per_minute, local_share, REQUEST_MIN_QUANTUM)
+        self._day_quantum = quantum(per_day, local_share, REQUEST_MIN_QUANTUM)
 
-    def hit(self, key: str, now: float) -> RateDecision:
-        minute_window, day_window = int(now // 60), int(now // 86_400)
-        with self._lock:
-            minute_count = self._count(self._minute, key, minute_window)
-            day_count = self._count(self._day, key, day_window)
-            retry_after: int | None = None
+    def hit(self, key: str, now: float, *, wait_seconds: float = 0.0) -> RateDecision:
+        """Count a hit if the limits allow it. ``wait_seconds`` > 0 (worker threads only) waits that long
+        for a flush rather than refuse a hit for want of a confirmed share."""
+        decision = self._decide(key, now)
+        if decision.awaiting_flush and wait_seconds > 0:
+            self._counts.wait_flushed(wait_seconds)
+            decision = self._decide(key, now)
+        return decision
+
+    def _decide(self, key: str, now: float) -> RateDecision:
+        minute = window(self._scope, key, now, MINUTE)
+        day = window(self._scope, key, now, DAY)
+        awaiting = False
+        with self._counts.hold() as view:
+            minute_count, minute_unconfirmed = view.read(minute)
+            day_count, day_unconfirmed = view.read(day)
+            wait: int | None = None
             if day_count >= self._per_day:
-                retry_after = max(1, int((day_window + 1) * 86_400 - now + 0.999))
+                wait = retry_after(day.end, now)
             elif minute_count >= self._per_minute:
-                retry_after = max(1, int((minute_window + 1) * 60 - now + 0.999))
+                wait = retry_after(minute.end, now)
+            elif minute_unconfirmed >= self._minute_quantum or day_unconfirmed >= self._day_quantum:
+                wait, awaiting = 1, True
             else:
+                view.add(minute, 1, self._minute_quantum)
+                view.add(day, 1, self._day_quantum)
                 minute_count += 1
                 day_count += 1
-                self._minute[key] = (minute_window, minute_count)
-                self._day[key] = (day_window, day_count)
-            if len(self._minute) > 100_000:
-                self._minute = {k: v for k, v in self._minute.items() if v[0] == minute_window}
         return RateDecision(
             limit_minute=self._per_minute,
             remaining_minute=max(0, self._per_minute - minute_count),
             limit_day=self._per_day,
             remaining_day=max(0, self._per_day - day_count),
-            retry_after=retry_after,
+            retry_after=wait,
+            awaiting_flush=awaiting,
         )
-
-    @staticmethod
-    def _count(windows: dict[str, tuple[int, int]], key: str, window: int) -> int:
-        current = windows.get(key)
-        return current[1] if current is not None and current[0] == window else 0
 
 
 class RowQuota:
-    """Rows per key per minute (the plan's appended-rows-per-minute limit), counted in this process."""
+    """Rows per key per minute (the plan's appended-rows-per-minute limit), shared like :class:`RateLimiter`.
 
-    def __init__(self, per_minute: int) -> None:
+    One take may exceed the quantum when nothing of this process is unconfirmed, so the bound is
+    ``limit + (P - 1) * (quantum + the largest take)``.
+    """
+
+    def __init__(
+        self,
+        per_minute: int,
+        counts: SharedCounts | None = None,
+        *,
+        scope: str = "rows",
+        local_share: float = 0.02,
+    ) -> None:
         self._per_minute = per_minute
-        self._lock = threading.Lock()
-        self._used: dict[str, tuple[int, int]] = {}
+        self._counts = counts if counts is not None else SharedCounts()
+        self._scope = scope
+        self._quantum = quantum(per_minute, local_share, ROWS_MIN_QUANTUM)
 
     def take(self, key: str, rows: int, now: float) -> bool:
-        window = int(now // 60)
-        with self._lock:
-            current_window, used = self._used.get(key, (window, 0))
-            if current_window != window:
-                used = 0
-            if used + rows > self._per_minute:
+        current = window(self._scope, key, now, MINUTE)
+        with self._counts.hold() as view:
+            estimate, unconfirmed = view.read(current)
+            if estimate + rows > self._per_minute:
                 return False
-            self._used[key] = (window, used + rows)
+            if unconfirmed and unconfirmed + rows > self._quantum:
+                return False
+            view.add(current, rows, self._quantum)
             return True

@@ -9,7 +9,9 @@ from prometheus_client import CollectorRegistry
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from ingress.auth_throttle import AuthThrottle
 from ingress.ratelimit import RateLimiter, RowQuota
+from ingress.shared_counts import SharedCounts
 from ingress.trigger_targets import TriggerTargets
 from schemas.settings import Settings
 from sinks.db.group_commit import GroupCommitter
@@ -35,3 +37,6 @@ class Services:
     store: ObjectStore
     reads: TableReads
     trigger_targets: TriggerTargets
+    # Rate limits and failed-authentication counts, shared with the other ingress processes through the DB.
+    counts: SharedCounts
+    auth_throttle: AuthThrottle

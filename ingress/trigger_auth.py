@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Mapping
 
+from fastapi import Request
+from fastapi.responses import JSONResponse
+
+from ingress.auth_throttle import (
+    FLUSH_WAIT_SECONDS,
+    LOCKED_OUT,
+    AuthThrottle,
+    peer_address,
+    webhook_key_id,
+)
 from sinks import credentials
 from sinks.db.deliveries import TriggerTarget
 
@@ -12,11 +23,45 @@ _WEBHOOK_ID = re.compile(r"^[0-9a-f]{32}$")
 
 
 class TriggerRejected(Exception):
-    """A 401 with body ``{"error": message}``."""
+    """A 401 with body ``{"error": message}``; a 429 with ``Retry-After`` while the caller is locked out.
 
-    def __init__(self, message: str) -> None:
+    ``wrong_key``: a key was presented and refused, a failed authentication that counts towards a lockout
+    (of the caller's address, and of ``key_id`` when the key had one).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int = 401,
+        retry_after: int | None = None,
+        wrong_key: bool = False,
+        key_id: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
+        self.status = status
+        self.retry_after = retry_after
+        self.wrong_key = wrong_key
+        self.key_id = key_id
+
+
+async def check_lockout(throttle: AuthThrottle, request: Request, presented: str | None) -> None:
+    """Refuse, before the key is checked, an address or key id that failed too often this minute."""
+    wait = await throttle.lockout_async(
+        peer_address(request), webhook_key_id(presented), time.time(), wait_seconds=FLUSH_WAIT_SECONDS
+    )
+    if wait is not None:
+        message = f"{LOCKED_OUT}; retry after the time in Retry-After."
+        raise TriggerRejected(message, status=429, retry_after=wait)
+
+
+def refusal(throttle: AuthThrottle, request: Request, rejected: TriggerRejected) -> JSONResponse:
+    """The answer to a refused trigger call; a wrong key is counted first."""
+    if rejected.wrong_key:
+        throttle.failed(peer_address(request), rejected.key_id, time.time())
+    headers = {"Retry-After": str(rejected.retry_after)} if rejected.retry_after is not None else None
+    return JSONResponse({"error": rejected.message}, status_code=rejected.status, headers=headers)
 
 
 def webhook_id_from(query: Mapping[str, str]) -> str:
@@ -54,14 +99,14 @@ def check_key(target: TriggerTarget, presented: str | None, key_owner: Callable[
         raise TriggerRejected("No API key provided.")
     parsed = credentials.parse_webhook_key(presented)
     if parsed is None:
-        raise TriggerRejected("Invalid API key format.")
+        raise TriggerRejected("Invalid API key format.", wrong_key=True)
     key_id, secret = parsed
     if key_id != target.key_id:
         owner = key_owner(key_id)
         if owner is not None and owner != target.webhook_id:
-            raise TriggerRejected("Invalid API key for this webhook.")
-        raise TriggerRejected("Invalid API key.")
+            raise TriggerRejected("Invalid API key for this webhook.", wrong_key=True, key_id=key_id)
+        raise TriggerRejected("Invalid API key.", wrong_key=True, key_id=key_id)
     if target.key_digest is None or not credentials.same_digest(target.key_digest, secret):
-        raise TriggerRejected("Invalid API key.")
+        raise TriggerRejected("Invalid API key.", wrong_key=True, key_id=key_id)
     if not target.key_enabled:
         raise TriggerRejected("API key is disabled.")

@@ -6,11 +6,12 @@ the old one are still in a topic. Payloads are small: ids and metadata, never bo
 
 from __future__ import annotations
 
-import uuid
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from schemas.ids import new_id
 
 
 def _now() -> datetime:
@@ -22,7 +23,7 @@ class Envelope(BaseModel):
 
     type: str = Field(min_length=1, max_length=100)
     v: int = Field(1, ge=1)
-    id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    id: str = Field(default_factory=new_id)
     created_at: datetime = Field(default_factory=_now, alias="createdAt")
     payload: dict[str, Any] = Field(default_factory=dict)
 

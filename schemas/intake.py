@@ -57,3 +57,13 @@ class CompleteAnswer(WireModel):
     s3_uri: str
     size_bytes: int
     errors: list[str] = Field(default_factory=list)
+
+
+class AbortRequest(UploadRef):
+    """Ends an incomplete upload: its parts are deleted and its quota is freed."""
+
+
+class AbortAnswer(WireModel):
+    upload_id: str
+    state: str
+    errors: list[str] = Field(default_factory=list)

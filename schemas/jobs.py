@@ -9,13 +9,11 @@ from typing import Literal
 from pydantic import Field
 
 from schemas.base import RequestModel, WireModel
-from schemas.envelopes import Envelope
 
 MAX_WAIT_MS = 20_000
 PREVIEW_ROWS = 200
 MAX_PAGE_SIZE = 1000
 MAX_JOBS_PAGE = 100
-JOB_RECORD_TYPE = "analytics.job"
 
 
 class JobKind(StrEnum):
@@ -116,12 +114,9 @@ class QueryPlan(WireModel):
     # Output positions that carry a JSON column unchanged: their values are JSON text, shown parsed.
     json_columns: list[int] = Field(default_factory=list)
     max_rows: int
+    # The plan's result-size limit (bytes); None in plans queued before it existed: the worker's setting.
+    max_result_bytes: int | None = None
     timeout_seconds: float
-
-
-def job_envelope(job_id: str) -> Envelope:
-    """The record on ``analytics.jobs``: the job id only; the job itself is in the DB."""
-    return Envelope(type=JOB_RECORD_TYPE, payload={"jobId": job_id})
 
 
 class CsvOptions(RequestModel):

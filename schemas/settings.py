@@ -79,15 +79,31 @@ class Settings(BaseSettings):
     query_max_bytes_scanned: int = Field(100 * 1024**3, ge=1)
     query_daily_bytes_scanned: int = Field(1024**4, ge=1)
     query_max_concurrent: int = Field(8, ge=1)
+    # Query result size: a result stops growing at this many bytes (Arrow's in-memory size of the rows
+    # kept) and the job is marked truncated, as at the row limit.
+    query_max_result_bytes: int = Field(1024**3, ge=1)
     load_daily_bytes: int = Field(100 * 1024**3, ge=1)
     max_request_bytes: int = Field(10 * 1024 * 1024 + 64 * 1024, ge=1024)
+
+    # Shared rate limits and failed-authentication lockouts (ingress/shared_counts.py, auth_throttle.py).
+    rate_limit_flush_ms: int = Field(200, ge=10, le=5000)
+    rate_limit_local_share: float = Field(0.02, gt=0, le=1)
+    auth_failures_per_minute: int = Field(20, ge=1)
+    # Unset: auth_failures_per_minute. Higher where many callers share an address (NAT, a sender service).
+    auth_failures_per_address_per_minute: int | None = Field(None, ge=1)
+
+    # Tenant isolation of uploads, describe/preview reads and DuckDB spill files: bytes held in a company's
+    # incomplete uploads, its open uploads, their lifetime, and each company database's spill space.
+    upload_quota_bytes: int = Field(50 * 1024**3, ge=1)
+    upload_max_open: int = Field(100, ge=1)
+    upload_expiry_seconds: int = Field(86_400, ge=1)
+    query_max_temp_bytes: int = Field(10 * 1000**3, ge=0)
 
     log_level: str = "INFO"
     shutdown_timeout_seconds: float = Field(20.0, gt=0)
     # `svc up` runs its worker at this niceness: when the machine's cores are all busy, the ingress and the
     # broker (whose answers callers wait on) come first, and the worker's background work yields.
     worker_niceness: int = Field(0, ge=0, le=19)
-
     # Tenant isolation of the script sandbox (validation and transform scripts, JSONPath beyond plain paths,
     # SQL analysis): worker subprocesses shared fairly by the companies of one ingress process.
     sandbox_workers: int = Field(6, ge=1, le=64)
@@ -95,6 +111,10 @@ class Settings(BaseSettings):
     sandbox_queue_ms: int = Field(250, ge=0, le=10_000)
     sandbox_niceness: int = Field(10, ge=0, le=19)
     jsonpath_cpu_ms: int = Field(250, ge=10, le=10_000)
+    # SQL analysis budget: /query and /estimate parse and compile the caller's SQL in a sandbox worker under
+    # this CPU budget (ingress/query_planning.py); false analyses it in the ingress process, unbounded.
+    sql_analysis_in_sandbox: bool = True
+    sql_analysis_cpu_ms: int = Field(2000, ge=50, le=60_000)
 
     @model_validator(mode="after")
     def _refuse_default_secret(self) -> Settings:

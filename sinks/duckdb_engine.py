@@ -85,10 +85,51 @@ def s3_access_for(location: str, properties: Mapping[str, str]) -> S3Access | No
     return S3Access.from_properties(properties) if location.startswith(S3_SCHEME) else None
 
 
+SPILL_FOLDER = "duckdb-tmp"
+
+
+@dataclass(frozen=True)
+class Spill:
+    """Where one company's DuckDB writes what does not fit in memory, and how much it may write there.
+
+    DuckDB's default spill folder is ``.tmp`` in the working directory, one for every database in the
+    process: each company gets its own folder (mode 0700) under the data dir instead, with its own cap."""
+
+    directory: Path
+    max_bytes: int
+
+    @classmethod
+    def for_company(cls, data_dir: Path, namespace: str, max_bytes: int) -> Spill:
+        if not namespace or "/" in namespace or namespace in (".", ".."):
+            raise ValueError(f"not a company namespace: {namespace!r}")
+        return cls(data_dir.expanduser().resolve() / SPILL_FOLDER / namespace, max_bytes)
+
+    def prepare(self) -> None:
+        """Creates the folder (and the ``duckdb-tmp`` folder above it) for this process's user only."""
+        self.directory.parent.parent.mkdir(parents=True, exist_ok=True)
+        for folder in (self.directory.parent, self.directory):
+            folder.mkdir(mode=0o700, exist_ok=True)
+            folder.chmod(0o700)
+
+    def config(self) -> dict[str, str]:
+        return {"temp_directory": str(self.directory), "max_temp_directory_size": f"{self.max_bytes}B"}
+
+
 def connect(
-    *, threads: int = 2, memory_limit: str = "2GB", s3: S3Access | None = None
+    *,
+    threads: int = 2,
+    memory_limit: str = "2GB",
+    s3: S3Access | None = None,
+    spill: Spill | None = None,
 ) -> duckdb.DuckDBPyConnection:
-    connection = duckdb.connect(":memory:", config={"threads": threads, "memory_limit": memory_limit})
+    config: dict[str, str | bool | int | float | list[str]] = {
+        "threads": threads,
+        "memory_limit": memory_limit,
+    }
+    if spill is not None:
+        spill.prepare()
+        config.update(spill.config())
+    connection = duckdb.connect(":memory:", config=config)
     names = ("avro", "iceberg", "httpfs") if s3 is not None else ("avro", "iceberg")
     for name in names:
         connection.execute(f"LOAD '{extension_path(name)}'")
@@ -98,7 +139,9 @@ def connect(
     return connection
 
 
-def connect_to_table(handle: Any, *, threads: int = 1) -> duckdb.DuckDBPyConnection:
+def connect_to_table(
+    handle: Any, *, threads: int = 1, spill: Spill | None = None
+) -> duckdb.DuckDBPyConnection:
     """A connection that can read the files of ``handle`` (a pyiceberg table), wherever its warehouse is."""
     s3 = s3_access_for(str(handle.metadata_location), handle.io.properties)
-    return connect(threads=threads, s3=s3)
+    return connect(threads=threads, s3=s3, spill=spill)

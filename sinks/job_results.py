@@ -1,12 +1,14 @@
 """Query results in the object store (one Parquet file per job) and their rendering for the interface:
-pages of JSON rows, the preview, CSV and Parquet downloads, with masked columns masked or revealed."""
+pages of JSON rows and the preview, with masked columns masked or revealed.
+
+A result is written as the query runs, a batch at a time, and stops at the plan's row limit or result-byte
+limit (Arrow's in-memory size of the rows kept), whichever comes first: the job is then ``truncated``.
+Downloads are in ``sinks/result_downloads.py``."""
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -53,9 +55,68 @@ def describe_columns(
     return columns
 
 
-def write_result(store: ObjectStore, key: str, table: pa.Table) -> None:
+@dataclass(frozen=True)
+class Written:
+    """A stored result: its schema, rows and bytes kept (Arrow's in-memory size), and which limit cut it
+    off (``"ROWS"`` or ``"BYTES"``; None when every row was kept)."""
+
+    schema: pa.Schema
+    rows: int
+    bytes: int
+    cut_by: str | None = None
+
+    @property
+    def truncated(self) -> bool:
+        return self.cut_by is not None
+
+
+def rows_within(batch: pa.RecordBatch, rows: int, room: int) -> int:
+    """How many of the first ``rows`` rows of ``batch`` fit in ``room`` bytes (Arrow's size of the slice)."""
+    if rows <= 0 or room <= 0:
+        return 0
+    if batch.slice(0, rows).nbytes <= room:
+        return rows
+    low, high = 0, rows  # low fits, high does not
+    while high - low > 1:
+        middle = (low + high) // 2
+        if batch.slice(0, middle).nbytes <= room:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def write_batches(
+    store: ObjectStore,
+    key: str,
+    schema: pa.Schema,
+    batches: Iterable[pa.RecordBatch],
+    *,
+    max_rows: int,
+    max_bytes: int,
+) -> Written:
+    """Write a query's batches as they come, stopping at ``max_rows`` rows or ``max_bytes`` bytes. Only
+    one batch is held at a time. A failure (or interruption) midway removes the partial file."""
     filesystem, base = store.arrow_filesystem()
-    pq.write_table(table, f"{base}/{key}", filesystem=filesystem, row_group_size=ROW_GROUP_ROWS)
+    rows = size = 0
+    cut_by: str | None = None
+    try:
+        with filesystem.open_output_stream(f"{base}/{key}") as out, pq.ParquetWriter(out, schema) as writer:
+            for batch in batches:
+                keep = min(batch.num_rows, max_rows - rows)
+                fits = rows_within(batch, keep, max_bytes - size)
+                if fits:
+                    part = batch if fits == batch.num_rows else batch.slice(0, fits)
+                    writer.write_batch(part, row_group_size=ROW_GROUP_ROWS)
+                    rows += fits
+                    size += part.nbytes
+                if fits < batch.num_rows:
+                    cut_by = "ROWS" if fits == keep and keep < batch.num_rows else "BYTES"
+                    break
+    except BaseException:
+        delete_result(store, key)
+        raise
+    return Written(schema, rows, size, cut_by)
 
 
 def delete_result(store: ObjectStore, key: str) -> None:
@@ -136,63 +197,3 @@ def render(
         for row, value in zip(rows, values, strict=True):
             row[column.name] = value[column.name]
     return rows
-
-
-def csv_chunks(
-    store: ObjectStore,
-    key: str,
-    stored: Sequence[dict[str, Any]],
-    revealable: dict[str, bool],
-    reveal: bool,
-    decrypt: Callable[[str], str],
-) -> Iterator[bytes]:
-    """The result as CSV, a row group at a time; values as in JSON (nested ones as JSON text)."""
-    filesystem, base = store.arrow_filesystem()
-    names = [c["name"] for c in stored]
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(names)
-    with filesystem.open_input_file(f"{base}/{key}") as source:
-        parquet = pq.ParquetFile(source)
-        for index in range(parquet.num_row_groups):
-            group = parquet.read_row_group(index)
-            for row in render(group, stored, revealable, reveal, decrypt):
-                writer.writerow([_csv_value(row[name]) for name in names])
-            yield buffer.getvalue().encode()
-            buffer.seek(0)
-            buffer.truncate()
-    if buffer.tell():
-        yield buffer.getvalue().encode()
-
-
-def parquet_bytes(
-    store: ObjectStore,
-    key: str,
-    stored: Sequence[dict[str, Any]],
-    revealable: dict[str, bool],
-    reveal: bool,
-    decrypt: Callable[[str], str],
-) -> bytes:
-    """The stored result with masked columns replaced by what the caller may see."""
-    filesystem, base = store.arrow_filesystem()
-    table = pq.read_table(f"{base}/{key}", filesystem=filesystem)
-    for index, meta in enumerate(stored):
-        if not meta.get("masked"):
-            continue
-        values = render(table.select([index]), [meta], revealable, reveal, decrypt)
-        table = table.set_column(
-            index, meta["name"], pa.array([v[meta["name"]] for v in values], pa.string())
-        )
-    sink = io.BytesIO()
-    pq.write_table(table, sink)
-    return sink.getvalue()
-
-
-def _csv_value(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list | dict):
-        return json.dumps(value, separators=(",", ":"))
-    return str(value)

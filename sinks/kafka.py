@@ -14,7 +14,6 @@ from aiokafka.errors import KafkaError, TopicAlreadyExistsError
 from aiokafka.partitioner import DefaultPartitioner
 from aiokafka.structs import RecordMetadata
 
-from schemas.envelopes import Envelope
 from schemas.records import Record, encode
 from schemas.settings import Settings
 from schemas.topics import ALL_TOPICS, WEBHOOK_DELIVERIES
@@ -151,18 +150,13 @@ class Publisher:
                 self._producer = None
 
     async def publish_record(self, record: Record, *, key: str | None = None) -> None:
-        """Produce a record to the svc topic that carries its type (schemas/records.py), acks=all."""
+        """Produce a record to the svc topic that carries its type (schemas/records.py) and wait for the
+        broker's acknowledgement. Records without a key share a partition with the records sent at the same
+        moment (:class:`StickyPartitioner`)."""
         if record.TOPIC is None:
             raise ValueError(f"{record.TYPE} records have no svc topic")
         await self.send(
             self._settings.topic(record.TOPIC), encode(record), key=key, limit_seconds=self._timeout
-        )
-
-    async def publish(self, topic: str, envelope: Envelope, *, key: str | None = None) -> None:
-        """Produce to the prefixed topic and wait for the broker's acknowledgement. Records without a key
-        share a partition with the records sent at the same moment (:class:`StickyPartitioner`)."""
-        await self.send(
-            self._settings.topic(topic), envelope.to_bytes(), key=key, limit_seconds=self._timeout
         )
 
     async def send(

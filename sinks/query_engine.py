@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -32,7 +32,7 @@ import duckdb
 import pyarrow as pa
 
 from schemas.jobs import QueryPlan
-from sinks.duckdb_engine import S3_SCHEME, S3Access, connect, sql_literal
+from sinks.duckdb_engine import S3_SCHEME, S3Access, Spill, connect, sql_literal
 
 
 class QueryFailed(Exception):
@@ -74,9 +74,14 @@ class QueryEngines:
         memory_limit: str,
         s3: S3Access | None = None,
         size: int = 4,
+        spill_root: Path | None = None,
+        max_spill_bytes: int = 10 * 1000**3,
     ) -> None:
         self._warehouse = readable_path(str(warehouse)).rstrip("/")
         self._s3 = s3
+        # Each company database spills into its own folder under <spill_root>/duckdb-tmp/, never a shared one.
+        self._spill_root = spill_root
+        self._max_spill_bytes = max_spill_bytes
         self._threads = threads
         self._memory_limit = memory_limit
         self._size = size
@@ -86,6 +91,12 @@ class QueryEngines:
     def company_prefix(self, namespace: str) -> str:
         """The one directory (or S3 URL prefix) a company's database may read, ending in `/`."""
         return f"{self._warehouse}/{namespace}/"
+
+    def spill(self, namespace: str) -> Spill | None:
+        """The company's own spill folder and cap (None: DuckDB's defaults, for tools without a data dir)."""
+        if self._spill_root is None:
+            return None
+        return Spill.for_company(self._spill_root, namespace, self._max_spill_bytes)
 
     def cursor(self, namespace: str) -> duckdb.DuckDBPyConnection:
         with self._lock:
@@ -103,7 +114,9 @@ class QueryEngines:
         prefix = self.company_prefix(namespace)
         if not prefix.startswith(S3_SCHEME):
             Path(prefix).mkdir(parents=True, exist_ok=True)
-        database = connect(threads=self._threads, memory_limit=self._memory_limit, s3=self._s3)
+        database = connect(
+            threads=self._threads, memory_limit=self._memory_limit, s3=self._s3, spill=self.spill(namespace)
+        )
         database.execute(f"SET allowed_directories = [{sql_literal(prefix)}]")
         database.execute("SET enable_external_access = false")
         database.execute("SET lock_configuration = true")
@@ -131,6 +144,9 @@ class TableSource:
         return f"iceberg_scan({sql_literal(self.metadata)})"
 
 
+_BATCH_ROWS = 65_536
+
+
 @dataclass(frozen=True)
 class QueryOutput:
     table: pa.Table
@@ -153,23 +169,47 @@ def run_query(
 ) -> QueryOutput:
     """Run the plan; keep at most ``plan.max_rows`` rows and say whether more existed. Blocking: call it
     from a worker thread, and ``cursor.interrupt()`` from another to stop it."""
+    schema, reader = stream_query(cursor, plan, sources)
+    batches: list[pa.RecordBatch] = []
+    kept = 0
+    truncated = False
+    for batch in reader:
+        if kept + batch.num_rows > plan.max_rows:
+            batches.append(batch.slice(0, plan.max_rows - kept))
+            truncated = True
+            break
+        batches.append(batch)
+        kept += batch.num_rows
+    return QueryOutput(pa.Table.from_batches(batches, schema=schema), truncated)
+
+
+def stream_query(
+    cursor: duckdb.DuckDBPyConnection, plan: QueryPlan, sources: Mapping[str, TableSource]
+) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
+    """Start the plan's query: its schema, and its batches as DuckDB produces them (a result is never
+    held whole). Reading the batches raises QueryInterrupted or QueryFailed as ``run_query`` does."""
     try:
         create_views(cursor, plan, sources)
-        reader = cursor.execute(plan.sql).to_arrow_reader(65_536)
-        batches: list[pa.RecordBatch] = []
-        kept = 0
-        truncated = False
-        for batch in reader:
-            if kept + batch.num_rows > plan.max_rows:
-                batches.append(batch.slice(0, plan.max_rows - kept))
-                truncated = True
-                break
-            batches.append(batch)
-            kept += batch.num_rows
-        return QueryOutput(pa.Table.from_batches(batches, schema=reader.schema), truncated)
+        reader = cursor.execute(plan.sql).to_arrow_reader(_BATCH_ROWS)
     except duckdb.InterruptException as exc:
         raise QueryInterrupted(str(exc)) from exc
     except duckdb.Error as exc:
+        raise QueryFailed(_short(str(exc))) from exc
+    return reader.schema, _batches(reader)
+
+
+def _batches(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
+    try:
+        yield from reader
+    except duckdb.InterruptException as exc:
+        raise QueryInterrupted(str(exc)) from exc
+    except duckdb.Error as exc:
+        raise QueryFailed(_short(str(exc))) from exc
+    except OSError as exc:
+        # Past the first batch, DuckDB's errors reach Arrow's reader and come out as OSError with DuckDB's
+        # message ("INTERRUPT Error: Interrupted!", "Conversion Error: ...").
+        if str(exc).startswith("INTERRUPT"):
+            raise QueryInterrupted(str(exc)) from exc
         raise QueryFailed(_short(str(exc))) from exc
 
 

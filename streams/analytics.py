@@ -2,9 +2,11 @@
 
 The ingress checks and plans a query, records the job QUEUED and sends its id to ``analytics.jobs``. Here a
 job is claimed (QUEUED → RUNNING, compare-and-set), run by DuckDB in a worker thread over the tables'
-current snapshots, its result written as Parquet to the object store, and finished once. While it runs a
-watcher refreshes its heartbeat, stops it when it is cancelled (the ingress marks it CANCELLED at once) or
-reaches its time limit (TIMED_OUT). A job whose worker dies is handed out again by the reconciler.
+current snapshots, its result written as Parquet to the object store batch by batch as DuckDB produces
+it (never held whole; cut off at the plan's row and result-byte limits, the job then truncated), and
+finished once. While it runs a watcher refreshes its heartbeat, stops it when it is cancelled (the ingress
+marks it CANCELLED at once) or reaches its time limit (TIMED_OUT). A job whose worker dies is handed out
+again by the reconciler.
 
 A LOAD job reads its uploaded files, converts them to the table's columns and commits them in one Iceberg
 transaction, exactly once per job id (``sinks/loads``), so running it again after a crash adds nothing twice.
@@ -29,8 +31,8 @@ from typing import Any
 import faust
 from duckdb import DuckDBPyConnection
 
-from schemas.envelopes import Envelope
-from schemas.jobs import JOB_RECORD_TYPE, JobKind, JobState, LoadPlan, QueryPlan, job_envelope
+from schemas.jobs import JobKind, JobState, LoadPlan, QueryPlan
+from schemas.records import AnalyticsJobRef, UnknownRecord, decode
 from schemas.settings import Settings
 from schemas.topics import ANALYTICS_JOBS
 from sinks.db import jobs, tables
@@ -40,18 +42,17 @@ from sinks.duckdb_engine import s3_access_for
 from sinks.iceberg import catalog as iceberg
 from sinks.iceberg.masking import Masker
 from sinks.iceberg.read_cache import TableReads
-from sinks.job_results import delete_result, describe_columns, result_key, write_result
+from sinks.job_results import Written, delete_result, describe_columns, result_key, write_batches
 from sinks.loads.exceptions import LoadFileError, LoadMappingError
 from sinks.loads.job import LoadResult, LoadStopped, load_sources
-from sinks.objectstore import ObjectStore
+from sinks.objectstore import object_store
 from sinks.query_engine import (
     QueryEngines,
     QueryFailed,
     QueryInterrupted,
-    QueryOutput,
     TableSource,
     readable_path,
-    run_query,
+    stream_query,
 )
 from streams.app import raw_topic
 from streams.runtime import WorkerRuntime
@@ -78,20 +79,34 @@ async def _claimed(claim: asyncio.Future[Job | None]) -> Job | None:
 
 def parse_job(raw: bytes) -> str | None:
     try:
-        envelope = Envelope.from_bytes(raw)
-        if envelope.type != JOB_RECORD_TYPE or envelope.v != 1:
-            return None
-        return str(envelope.payload["jobId"])
-    except (ValueError, KeyError):
-        log.warning("skipping a malformed job record")
+        return decode(raw, AnalyticsJobRef).job_id
+    except UnknownRecord as exc:
+        log.warning("skipping a job record", extra={"reason": str(exc)})
         return None
+
+
+class _Gate:
+    """Holds the query's thread back from writing a result until the job's claim has succeeded or failed."""
+
+    def __init__(self) -> None:
+        self._settled = threading.Event()
+        self._open = False
+
+    def settle(self, open_: bool) -> None:
+        if not self._settled.is_set():
+            self._open = open_
+            self._settled.set()
+
+    def wait(self) -> bool:
+        self._settled.wait()
+        return self._open
 
 
 class AnalyticsRuntime(WorkerRuntime):
     def __init__(self, settings: Settings, **kwargs: Any) -> None:
         super().__init__(settings, name="analytics-commit", **kwargs)
         self.catalog = iceberg.catalog_for(settings)
-        self.store = ObjectStore.from_settings(settings)
+        self.store = object_store(settings)
         self.masker = Masker(settings.secret_key)
         self.reads = TableReads(self.catalog)
         warehouse = iceberg.warehouse_location(settings.resolved_warehouse)
@@ -100,6 +115,8 @@ class AnalyticsRuntime(WorkerRuntime):
             threads=settings.query_threads,
             memory_limit=settings.query_memory_limit,
             s3=s3_access_for(warehouse, self.catalog.properties),
+            spill_root=settings.data_dir,
+            max_spill_bytes=settings.query_max_temp_bytes,
         )
         self.pool = ThreadPoolExecutor(settings.query_concurrency, thread_name_prefix="query")
 
@@ -157,24 +174,32 @@ class AnalyticsRuntime(WorkerRuntime):
         plan = QueryPlan.model_validate_json(job.plan_json)
         cursor = self.engines.cursor(iceberg.namespace_for(job.company_id))
         loop = asyncio.get_running_loop()
-        work = loop.run_in_executor(self.pool, self._execute, cursor, job.company_id, plan)
+        key = result_key(job.company_id, job.id)
+        claimed = _Gate()
+        work = loop.run_in_executor(self.pool, self._execute, cursor, job.company_id, plan, key, claimed)
         try:
             if await _claimed(claim) is None:
+                claimed.settle(False)
                 cursor.interrupt()
                 with contextlib.suppress(QueryInterrupted, QueryFailed):
                     await work
                 return None
+            claimed.settle(True)
             stopped = await self._watch(job.id, work, cursor.interrupt, started + plan.timeout_seconds)
             try:
-                output = await work
+                written: Written | None = await work
             except QueryInterrupted:
-                output = None
+                written = None
             except QueryFailed as exc:
                 return Outcome(
                     JobState.FAILED, error_code="QUERY_FAILED", error_message=str(exc), error_hint=None
                 )
         finally:
+            claimed.settle(False)  # a no-op once settled; frees the thread if the claim wait itself failed
             cursor.close()
+        if stopped is not None and written is not None:
+            # Finished as it was stopped: the result is nobody's.
+            await loop.run_in_executor(self.pool, delete_result, self.store, key)
         if stopped is JobState.TIMED_OUT:
             return Outcome(
                 JobState.TIMED_OUT,
@@ -182,24 +207,43 @@ class AnalyticsRuntime(WorkerRuntime):
                 error_message=f"The query ran past its time limit of {plan.timeout_seconds:g} seconds",
                 error_hint="Filter on partition columns or aggregate to scan and return less",
             )
-        if stopped is not None or output is None:
+        if stopped is not None or written is None:
             return Outcome(JobState.CANCELLED)
-        key = result_key(job.company_id, job.id)
-        await loop.run_in_executor(self.pool, write_result, self.store, key, output.table)
         masked = {
             m.index: {"maskStrategy": m.mask_strategy, "tableId": m.table_id, "column": m.column}
             for m in plan.masked
         }
+        notes = None
+        if written.cut_by == "BYTES":
+            notes = [
+                f"The result was cut off at {written.bytes} bytes, the plan's result-size limit: select "
+                "fewer columns or rows, or aggregate"
+            ]
         return Outcome(
             JobState.SUCCEEDED,
             result_key=key,
-            row_count=output.table.num_rows,
-            truncated=output.truncated,
-            columns=describe_columns(output.table.schema, masked, frozenset(plan.json_columns)),
+            row_count=written.rows,
+            truncated=written.truncated,
+            columns=describe_columns(written.schema, masked, frozenset(plan.json_columns)),
+            notes=notes,
         )
 
-    def _execute(self, cursor: DuckDBPyConnection, company_id: str, plan: QueryPlan) -> QueryOutput:
-        return run_query(cursor, plan, self._metadata(company_id, plan))
+    def _execute(
+        self, cursor: DuckDBPyConnection, company_id: str, plan: QueryPlan, key: str, claimed: _Gate
+    ) -> Written:
+        """Run the query and write its result as it comes, once the job's claim has succeeded."""
+        schema, batches = stream_query(cursor, plan, self._metadata(company_id, plan))
+        if not claimed.wait():
+            raise QueryInterrupted("the job was not claimed")
+        limit = self.settings.query_max_result_bytes
+        return write_batches(
+            self.store,
+            key,
+            schema,
+            batches,
+            max_rows=plan.max_rows,
+            max_bytes=min(limit, plan.max_result_bytes) if plan.max_result_bytes else limit,
+        )
 
     async def _watch(
         self, job_id: str, work: asyncio.Future[Any], interrupt: Callable[[], None], deadline: float
@@ -286,7 +330,7 @@ class AnalyticsRuntime(WorkerRuntime):
             await self.publish(job_id)
 
     async def publish(self, job_id: str) -> None:
-        await self.publisher.publish(ANALYTICS_JOBS, job_envelope(job_id), key=job_id)
+        await self.publisher.publish_record(AnalyticsJobRef(job_id=job_id), key=job_id)
 
     async def sweep_results(self) -> None:
         await self.ready.wait()

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from streams import analytics, deliveries, scheduler, tables
+from streams import analytics, deliveries, scheduler, tables, uploads
 from streams.app import Area
 
-AREAS: list[Area] = [deliveries.register, tables.register, scheduler.register, analytics.register]
+AREAS: list[Area] = [
+    deliveries.register,
+    tables.register,
+    scheduler.register,
+    analytics.register,
+    uploads.register,
+]

@@ -1,13 +1,14 @@
 """Client analytics calls: ``POST {base_url}/clients/svcdb/analytics/<operation>?resourceId=<table>``.
 
-This module serves describe, preview and append-rows; the query jobs live beside it.
+This module serves describe, preview and append-rows; the query jobs live beside it. Describe with
+includeStats and preview read table data: they are charged against the company's daily scan allowance, as
+queries are (``charge_read``).
 """
 
 from __future__ import annotations
 
 import json
 import time
-import uuid
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -22,16 +23,16 @@ from ingress.errors import ApiError
 from ingress.state import Services
 from schemas.admin import Principal
 from schemas.base import iso_utc
-from schemas.envelopes import Envelope
+from schemas.ids import new_id
+from schemas.records import TableWriteRef
 from schemas.tables import AppendRowsAnswer, DescribeRequest, PreviewRequest
-from schemas.topics import TABLE_APPENDS
-from sinks.db import tables
+from sinks.db import read_charges, tables
 from sinks.db.models import AnalyticsTable
+from sinks.duckdb_engine import Spill
 from sinks.iceberg import catalog as iceberg
-from sinks.table_reads import preview_rows, summary, table_stats
+from sinks.table_reads import preview_rows, stats_cost, summary, table_stats
 
 router = APIRouter(prefix="/clients/svcdb/analytics", tags=["analytics"])
-WRITE_TYPE = "table.write"
 # An append body up to this size (about 1,300 typical rows: 3 ms of work when they are valid, up to 100 ms
 # when every value is refused and explained) is converted on the event loop; a larger one in the thread
 # pool, so that no call stalls the loop for longer.
@@ -61,13 +62,43 @@ def _visible_columns(table: AnalyticsTable, access: tables.TableAccess) -> list[
     return [c for c in json.loads(table.columns_json) if c["name"] not in access.hidden_columns]
 
 
+def _spill(svc: Services, company_id: str) -> Spill:
+    namespace = iceberg.namespace_for(company_id)
+    return Spill.for_company(svc.settings.data_dir, namespace, svc.settings.query_max_temp_bytes)
+
+
+def charge_read(svc: Services, company_id: str, size: int) -> None:
+    """Counts a describe's or preview's read of table data against the company's daily scan allowance (the
+    one its queries use), before the read; refused as a query past the allowance is."""
+    if size <= 0:
+        return
+    with svc.sessions.begin() as session:
+        try:
+            read_charges.charge(
+                session,
+                company_id,
+                size,
+                now=datetime.now(UTC),
+                allowance=svc.settings.query_daily_bytes_scanned,
+            )
+        except read_charges.AllowanceExceeded as error:
+            raise analytics_error(
+                "SCAN_LIMIT",
+                f"Reading {size} bytes of table data would exceed the remaining daily scan allowance "
+                f"({error.remaining} bytes)",
+                "The allowance is shared with queries and renews at 00:00 UTC; describe without "
+                "includeStats reads no table data",
+            ) from error
+
+
 def _describe_entry(
-    svc: Svc, table: AnalyticsTable, access: tables.TableAccess, stats: bool
+    svc: Svc, table: AnalyticsTable, access: tables.TableAccess, handle: Any, stats: bool
 ) -> dict[str, Any]:
     columns = _visible_columns(table, access)
-    handle = iceberg.load_table(svc.catalog, table.company_id, table.id)
     totals = summary(handle)
-    statistics = table_stats(handle, columns, access.row_filter) if stats else {}
+    statistics = (
+        table_stats(handle, columns, access.row_filter, spill=_spill(svc, table.company_id)) if stats else {}
+    )
     semantics = json.loads(table.semantics_json)
     described = []
     for column in columns:
@@ -112,8 +143,14 @@ def describe(
     check_resource(resource_id, body.table_id)
     ids = [body.table_id, *[table_id for table_id in body.table_ids if table_id != body.table_id]]
     found = [readable(session, caller, table_id) for table_id in ids]
+    handles = [iceberg.load_table(svc.catalog, table.company_id, table.id) for table, _ in found]
+    if body.include_stats:
+        charge_read(svc, caller.company_id, sum(stats_cost(handle) for handle in handles))
     return {
-        "tables": [_describe_entry(svc, table, access, body.include_stats) for table, access in found],
+        "tables": [
+            _describe_entry(svc, table, access, handle, body.include_stats)
+            for (table, access), handle in zip(found, handles, strict=True)
+        ],
         "semanticsVersion": found[0][0].semantics_version,
         "errors": [],
     }
@@ -134,6 +171,8 @@ def preview(
         access.row_filter,
         body.limit,
         decrypt=svc.masker.decryptor(table.company_id) if reveal else None,
+        charge=partial(charge_read, svc, caller.company_id),
+        spill=_spill(svc, table.company_id),
     )
     return {"columns": [{"name": c["name"], "type": c["type"]} for c in columns], "rows": rows, "errors": []}
 
@@ -144,7 +183,7 @@ async def append_rows(
 ) -> AppendRowsAnswer:
     raw = await request.body()
     appends.check_size(raw)
-    load_id = uuid.uuid4().hex
+    load_id = new_id()
     # The table is looked up first (by resourceId, its errors held back) so that parsing and converting run
     # in one stretch: a call's row objects are gone before the garbage collector runs again. Interleaved
     # with other calls they survived into the old generation, and the full collections that followed cost
@@ -170,10 +209,8 @@ async def append_rows(
             now=datetime.now(UTC),
         )
         await svc.committer.run(write)
-        envelope = Envelope(
-            type=WRITE_TYPE, payload={"writeId": load_id, "tableId": table.id, "companyId": table.company_id}
-        )
-        await svc.publisher.publish(TABLE_APPENDS, envelope, key=table.id)
+        record = TableWriteRef(write_id=load_id, table_id=table.id, company_id=table.company_id)
+        await svc.publisher.publish_record(record, key=table.id)
     return AppendRowsAnswer(accepted=converted.accepted, load_id=load_id, errors=converted.errors)
 
 

@@ -16,17 +16,19 @@ from typing import Any
 from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
+from core import policy
 from ingress.analytics_errors import analytics_error
 from ingress.deps import ClientCaller, DbSession, Svc
+from ingress.job_access import JobOutput, OutputAccess, Reader
 from ingress.job_results_view import preview_of
 from ingress.job_views import (
     own_job,
+    readable_job,
     readable_tables,
     result_columns_of,
     revealable,
     status_body,
     user_names,
-    visible_job,
     wait_for,
 )
 from ingress.query_planning import Planned, plan, query_plan
@@ -34,6 +36,7 @@ from ingress.routes.analytics import ResourceId, check_resource, readable
 from ingress.state import Services
 from schemas.admin import Principal
 from schemas.base import iso_utc
+from schemas.ids import new_id
 from schemas.jobs import (
     EstimateRequest,
     JobKind,
@@ -41,10 +44,9 @@ from schemas.jobs import (
     JobState,
     JobStatusRequest,
     QueryRequest,
-    job_envelope,
 )
 from schemas.jobs import JobRequest as CancelRequest
-from schemas.topics import ANALYTICS_JOBS
+from schemas.records import AnalyticsJobRef
 from sinks.db import jobs
 from sinks.job_results import wire_columns
 
@@ -129,8 +131,13 @@ def _check_limits(svc: Services, body: QueryRequest, planned: Planned, company_i
 async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId) -> Any:
     check_resource(resource_id, body.table_id)
     planned, max_rows = await run_in_threadpool(_plan_within_limits, svc, caller, body)
-    job_plan = query_plan(planned, max_rows=max_rows, timeout_seconds=svc.settings.query_timeout_seconds)
-    job_id = jobs.new_id()
+    job_plan = query_plan(
+        planned,
+        max_rows=max_rows,
+        max_result_bytes=svc.settings.query_max_result_bytes,
+        timeout_seconds=svc.settings.query_timeout_seconds,
+    )
+    job_id = new_id()
     created = partial(
         _create,
         job_id=job_id,
@@ -139,11 +146,12 @@ async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id:
         table_ids=planned.table_ids,
         sql=body.sql,
         plan=job_plan.model_dump_json(),
+        policy=policy.dumps(planned.runner_policy()),
         bytes_scanned=planned.estimated_bytes,
         limit=svc.settings.query_max_concurrent,
     )
     await svc.committer.run(created)
-    await svc.publisher.publish(ANALYTICS_JOBS, job_envelope(job_id), key=job_id)
+    await svc.publisher.publish_record(AnalyticsJobRef(job_id=job_id), key=job_id)
     job = await wait_for(svc, caller.company_id, job_id, body.wait_ms) if body.wait_ms else None
     answer: dict[str, Any] = {
         "jobId": job_id,
@@ -181,7 +189,7 @@ def _create(session: Any, *, job_id: str, caller: Principal, limit: int, **field
 def _status(svc: Services, caller: Principal, body: JobStatusRequest) -> dict[str, Any]:
     with svc.sessions() as session:
         readable(session, caller, body.table_id)
-        job = visible_job(session, caller, body.job_id)
+        job = readable_job(session, caller, body.job_id)
         stored = result_columns_of(job)
         columns = wire_columns(stored, revealable(session, caller, stored), reveal=False)
         return status_body(job, columns) | {"errors": []}
@@ -233,6 +241,7 @@ def list_jobs(
     before = _cursor(body.cursor)
     shown: list[Any] = []
     readable_by_tables: dict[tuple[str, ...], bool] = {}
+    outputs = OutputAccess(session, Reader.of(caller))
     exhausted = False
     while len(shown) <= body.limit and not exhausted:
         batch = jobs.listing(
@@ -259,21 +268,24 @@ def list_jobs(
     shown = shown[: body.limit]
     names = user_names(session, caller.company_id, {j.created_by for j in shown if j.created_by})
     return {
-        "jobs": [
-            {
-                "jobId": item.job_id,
-                "kind": item.kind,
-                "state": item.state,
-                "sql": None if item.sql is None else item.sql[:SQL_IN_LISTINGS],
-                "createdBy": {"userId": item.created_by, "name": names.get(item.created_by or "")},
-                "createdAt": iso_utc(item.created_at),
-                "finishedAt": iso_utc(item.finished_at),
-                "resultRowCount": item.result_row_count,
-                "bytesScanned": item.bytes_scanned,
-                "elapsedMs": item.elapsed_ms,
-            }
-            for item in shown
-        ],
+        "jobs": [_listed(item, names, outputs.refusal(JobOutput.of_listed(item)) is None) for item in shown],
         "nextCursor": _next_cursor(shown[-1].created_at, shown[-1].job_id) if more else None,
         "errors": [],
+    }
+
+
+def _listed(item: jobs.Listed, names: dict[str, str], output_readable: bool) -> dict[str, Any]:
+    """A /jobs entry. A job whose output the caller may not read (``job_access``) is listed without its
+    SQL text and row count: both were shaped by its runner's grant."""
+    return {
+        "jobId": item.job_id,
+        "kind": item.kind,
+        "state": item.state,
+        "sql": item.sql[:SQL_IN_LISTINGS] if item.sql is not None and output_readable else None,
+        "createdBy": {"userId": item.created_by, "name": names.get(item.created_by or "")},
+        "createdAt": iso_utc(item.created_at),
+        "finishedAt": iso_utc(item.finished_at),
+        "resultRowCount": item.result_row_count if output_readable else None,
+        "bytesScanned": item.bytes_scanned,
+        "elapsedMs": item.elapsed_ms,
     }

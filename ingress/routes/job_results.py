@@ -1,6 +1,10 @@
 """A finished query's result: /job-results pages, /job-download-url, and the signed download link itself,
 served by the ingress (``GET {base_url}/clients/svcdb/analytics/download/<token>``, no API key: the link is
-the credential, issued only to the caller who ran the job and valid for 5 minutes)."""
+the credential, issued only to the caller who ran the job and valid for 5 minutes).
+
+Every one of them checks first that the reader's current grant lets them read the job's output
+(``ingress/job_access.py``); the link checks again when it is followed, with its user's grant of that
+moment. Downloads stream from the stored file in bounded pieces (``sinks/result_downloads.py``)."""
 
 from __future__ import annotations
 
@@ -9,11 +13,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from ingress.analytics_errors import analytics_error
 from ingress.deps import ClientCaller, Svc
+from ingress.job_access import Reader, check_output
 from ingress.job_results_view import available, page_of, revealed_cell
 from ingress.job_views import own_job, result_columns_of, revealable, visible_job
 from ingress.routes.analytics import ResourceId, check_resource, readable
@@ -22,8 +27,8 @@ from ingress.state import Services
 from schemas.admin import Principal
 from schemas.base import iso_utc
 from schemas.jobs import MAX_PAGE_SIZE, DownloadRequest, JobResultsRequest
-from sinks.db import jobs
-from sinks.job_results import csv_chunks, parquet_bytes
+from sinks.db import jobs, tenancy
+from sinks.result_downloads import csv_chunks, parquet_chunks
 
 router = APIRouter(prefix="/clients/svcdb/analytics", tags=["analytics"])
 DOWNLOAD_SECONDS = 300
@@ -74,6 +79,7 @@ def job_download_url(
     with svc.sessions() as session:
         readable(session, caller, body.table_id)
         job = own_job(session, caller, body.job_id)
+        check_output(session, Reader.of(caller), job)
         available(job)
         allowed = revealable(session, caller, result_columns_of(job))
     expires_at = int(time.time()) + DOWNLOAD_SECONDS
@@ -99,26 +105,30 @@ def _secret(svc: Services) -> str:
 
 
 @router.get("/download/{token}", name="download_result")
-def download_result(token: str, svc: Svc) -> Response:
+def download_result(token: str, svc: Svc) -> StreamingResponse:
     try:
         claims = read_token(_secret(svc), token, now=time.time())
     except LinkError as exc:
         raise analytics_error("FORBIDDEN", f"This download link is not valid: {exc}") from exc
-    company_id, job_id = str(claims["company"]), str(claims["job"])
+    company_id, job_id, user_id = str(claims["company"]), str(claims["job"]), str(claims["user"])
     with svc.sessions() as session:
         job = jobs.get(session, company_id, job_id)
-        if job is None or job.created_by != claims["user"]:
+        user = tenancy.get_user(session, company_id, user_id)
+        if job is None or user is None or job.created_by != user_id:
             raise analytics_error("NOT_FOUND", f"Job {job_id} not found")
+        reader = Reader(company_id, user_id, user.is_admin)
+        check_output(session, reader, job)
         key = available(job)
         stored = result_columns_of(job)
-    shown = set(str(claims["reveal"]).split(",")) - {""}
+        # Reveal what the link was issued to reveal and the user may still reveal now.
+        now_revealable = revealable(session, reader, stored)
+    shown = (set(str(claims["reveal"]).split(",")) - {""}) & {t for t, can in now_revealable.items() if can}
     allowed = {str(c["tableId"]): c["tableId"] in shown for c in stored if c.get("masked")}
     decrypt = svc.masker.decryptor(company_id)
     reveal = bool(shown)
     if claims["format"] == "PARQUET":
-        content = parquet_bytes(svc.store, key, stored, allowed, reveal, decrypt)
-        return Response(
-            content,
+        return StreamingResponse(
+            parquet_chunks(svc.store, key, stored, allowed, reveal, decrypt),
             media_type="application/vnd.apache.parquet",
             headers={"Content-Disposition": f'attachment; filename="{job_id}.parquet"'},
         )

@@ -20,8 +20,9 @@ from ingress.errors import ApiError
 from ingress.routes.analytics import ResourceId, check_resource, readable
 from ingress.state import Services
 from schemas.admin import Principal
-from schemas.jobs import JobKind, LoadFormat, LoadPlan, LoadRequest, LoadSource, job_envelope
-from schemas.topics import ANALYTICS_JOBS
+from schemas.ids import new_id
+from schemas.jobs import JobKind, LoadFormat, LoadPlan, LoadRequest, LoadSource
+from schemas.records import AnalyticsJobRef
 from sinks.db import jobs, uploads
 
 router = APIRouter(prefix="/clients/svcdb/analytics", tags=["analytics"])
@@ -125,7 +126,7 @@ async def load_from_s3(
 ) -> Any:
     check_resource(resource_id, body.table_id)
     plan, notes = await run_in_threadpool(_prepare, svc, caller, body)
-    job_id = jobs.new_id()
+    job_id = new_id()
     created = partial(
         _create,
         caller=caller,
@@ -137,5 +138,5 @@ async def load_from_s3(
         notes=notes,
     )
     await svc.committer.run(created)
-    await svc.publisher.publish(ANALYTICS_JOBS, job_envelope(job_id), key=job_id)
+    await svc.publisher.publish_record(AnalyticsJobRef(job_id=job_id), key=job_id)
     return {"jobId": job_id, "state": "QUEUED", "notes": notes, "errors": []}

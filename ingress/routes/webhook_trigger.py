@@ -19,10 +19,16 @@ from starlette.concurrency import run_in_threadpool
 from core.webhooks.transform import TransformError, apply_transform, needs_sandbox
 from ingress.deps import Svc
 from ingress.state import Services
-from ingress.trigger_auth import TriggerRejected, check_key, check_target, presented_key, webhook_id_from
-from schemas.deliveries import DELIVERY_TYPE, ExecuteWebhookResponse
-from schemas.envelopes import Envelope
-from schemas.topics import WEBHOOK_DELIVERIES
+from ingress.trigger_auth import (
+    TriggerRejected,
+    check_key,
+    check_lockout,
+    check_target,
+    presented_key,
+    refusal,
+    webhook_id_from,
+)
+from schemas.deliveries import ExecuteWebhookResponse
 from sinks import credentials
 from sinks.db import deliveries
 from sinks.db.deliveries import Delivery, TriggerTarget
@@ -138,6 +144,7 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
     try:
         webhook_id = webhook_id_from(query)
         key = presented_key(headers, query)
+        await check_lockout(svc.auth_throttle, request, key)
         if svc.engine.dialect.name == "sqlite":
             # Two primary-key reads of a local file in WAL mode (a reader never waits for a writer): tens of
             # microseconds, less than the hop to a worker thread and back.
@@ -145,7 +152,7 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
         else:
             target = await run_in_threadpool(_authenticate, svc, webhook_id, key)
     except TriggerRejected as rejected:
-        return JSONResponse({"error": rejected.message}, status_code=401)
+        return refusal(svc.auth_throttle, request, rejected)
 
     decision = svc.webhook_limiter.hit(target.key_id or target.webhook_id, time.time())
     request.state.rate_headers = decision.headers()
@@ -230,8 +237,7 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
         return _answer(500, ExecuteWebhookResponse(success=False, message=message, errors=[message], **ids))
 
     try:
-        envelope = Envelope(type=DELIVERY_TYPE, payload=task.model_dump(by_alias=True))
-        await svc.publisher.publish(WEBHOOK_DELIVERIES, envelope)
+        await svc.publisher.publish_record(task)
     except BrokerUnavailable as exc:
         message = "The delivery could not be queued; retry later"
         reason = f"{message}: {exc}"

@@ -4,7 +4,6 @@ compare-and-set updates, so a job ends exactly once whoever (worker, cancel, rec
 from __future__ import annotations
 
 import json
-import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -13,15 +12,11 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
 from schemas.jobs import JobKind, JobState
-from sinks.db.models import Job, TableWrite
+from sinks.db.models import Job, ReadCharge, TableWrite
 
 RESULT_RETENTION = timedelta(days=7)
 MAX_ATTEMPTS = 3
 ACTIVE = (JobState.QUEUED.value, JobState.RUNNING.value)
-
-
-def new_id() -> str:
-    return uuid.uuid4().hex
 
 
 def create(
@@ -38,7 +33,9 @@ def create(
     bytes_scanned: int,
     now: datetime,
     notes: list[str] | None = None,
+    policy: str | None = None,
 ) -> str:
+    """A QUEUED job. ``policy``: the runner's effective policy (``core.policy.dumps``), for queries."""
     session.add(
         Job(
             id=job_id,
@@ -55,6 +52,7 @@ def create(
             cancel_requested=False,
             attempt=0,
             notes_json=json.dumps(notes) if notes else None,
+            policy_json=policy,
             created_at=now,
         )
     )
@@ -83,13 +81,19 @@ def active_queries(session: Session, company_id: str) -> int:
 
 
 def scanned_since(session: Session, company_id: str, since: datetime) -> int:
-    """Bytes scanned by the company's queries created since ``since`` (cancelled and failed ones count)."""
+    """Bytes scanned by the company's queries created since ``since`` (cancelled and failed ones count),
+    and by its describe and preview reads since that day (``sinks/db/read_charges.py``)."""
     total = session.scalar(
         select(func.coalesce(func.sum(Job.bytes_scanned), 0)).where(
             Job.company_id == company_id, Job.kind == JobKind.QUERY.value, Job.created_at >= since
         )
     )
-    return int(total or 0)
+    reads = session.scalar(
+        select(func.coalesce(func.sum(ReadCharge.bytes_read), 0)).where(
+            ReadCharge.company_id == company_id, ReadCharge.day >= since.date()
+        )
+    )
+    return int(total or 0) + int(reads or 0)
 
 
 def loaded_since(session: Session, company_id: str, since: datetime) -> int:
@@ -258,6 +262,7 @@ class Listed:
     bytes_scanned: int | None
     elapsed_ms: int | None
     tables: list[str]
+    policy: str | None = None  # the runner's stored policy (queries)
 
 
 _WRITE_STATES = {"PENDING": JobState.RUNNING.value, "COMMITTED": JobState.SUCCEEDED.value}
@@ -302,6 +307,7 @@ def listing(
                     job.bytes_scanned,
                     job.elapsed_ms,
                     json.loads(job.tables_json),
+                    job.policy_json,
                 )
             )
     if kind in (None, JobKind.APPEND.value):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    Date,
     DateTime,
     ForeignKey,
     Index,
@@ -375,6 +376,10 @@ class Job(Base):
     rows_rejected: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     rejected_sample_json: Mapped[str | None] = mapped_column(Text, nullable=True)
     notes_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # The runner's effective policy per table read (core.policy JSON), stored when a query is planned:
+    # its output is served only to readers whose current policy is at least as broad. NULL: a load, or a
+    # query planned before policies were stored (readable by its runner and company admins only).
+    policy_json: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
@@ -383,14 +388,20 @@ class Job(Base):
 
 
 class Upload(Base):
-    """A multipart upload of a company's file into the object store: UPLOADING → COMPLETING → COMPLETED.
+    """A multipart upload of a company's file into the object store: UPLOADING → COMPLETING → COMPLETED,
+    or UPLOADING → ABORTED (by its company) or EXPIRED (by the worker's sweep).
 
-    ``id`` is the uploadId users see; ``store_upload_id`` is the object store's own id for the same upload."""
+    ``id`` is the uploadId users see; ``store_upload_id`` is the object store's own id for the same upload.
+    ``held_bytes`` (parts stored, as last measured) and ``reserved_bytes`` (parts being received) count
+    against the company's upload quota while the upload is incomplete. ``cleaned_at`` is set once the parts
+    of an ABORTED or EXPIRED upload are gone from the store; until then the sweep tries again."""
 
     __tablename__ = "uploads"
     __table_args__ = (
         Index("ix_uploads_company_uri", "company_id", "s3_uri"),
         Index("ix_uploads_state_created", "state", "created_at"),
+        Index("ix_uploads_company_state", "company_id", "state"),
+        Index("ix_uploads_state_cleaned", "state", "cleaned_at"),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -406,3 +417,33 @@ class Upload(Base):
     part_count: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    held_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
+    reserved_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    cleaned_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class ReadCharge(Base):
+    """Bytes of table data a company's describe (with statistics) and preview calls read on one UTC day;
+    they count against the daily scan allowance together with its query jobs' ``bytes_scanned``."""
+
+    __tablename__ = "read_charges"
+
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    bytes_read: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class RateCounter(Base):
+    """A rate-limit or failed-authentication count shared by the ingress processes (sinks/db/counters.py).
+
+    ``name`` says what is counted (``<scope>:<period>:<key>``); a row lives for one window and is deleted
+    some time after ``window_end`` (Unix seconds)."""
+
+    __tablename__ = "rate_counters"
+    __table_args__ = (Index("ix_rate_counters_window_end", "window_end"),)
+
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    window_start: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    window_end: Mapped[int] = mapped_column(BigInteger)
+    hits: Mapped[int] = mapped_column(BigInteger, default=0)

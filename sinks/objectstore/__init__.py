@@ -6,6 +6,9 @@ objects by a plain relative key and users see ``s3://<bucket>/<key>`` URIs.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from schemas.settings import Settings
 from sinks.objectstore.base import MIN_PART_BYTES, ObjectStore, check_key
 from sinks.objectstore.exceptions import (
     InvalidKey,
@@ -26,4 +29,18 @@ __all__ = [
     "ObjectStoreError",
     "PartTooSmall",
     "check_key",
+    "object_store",
 ]
+
+
+def object_store(settings: Settings) -> ObjectStore:
+    """The object store the settings name: ``s3://bucket/prefix`` or a local directory."""
+    location = settings.resolved_object_store
+    if location.startswith("s3://"):
+        from sinks.objectstore.s3 import S3ObjectStore  # boto3 loads only where S3 is used
+
+        bucket, _, prefix = location.removeprefix("s3://").partition("/")
+        return S3ObjectStore(bucket, prefix, endpoint=settings.s3_endpoint)
+    from sinks.objectstore.local import LocalObjectStore
+
+    return LocalObjectStore(Path(location), settings.object_store_bucket)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from sinks.objectstore.exceptions import InvalidKey, InvalidPart, PartTooSmall
@@ -12,7 +11,6 @@ from sinks.objectstore.exceptions import InvalidKey, InvalidPart, PartTooSmall
 if TYPE_CHECKING:
     import pyarrow.fs
 
-    from schemas.settings import Settings
 
 MIN_PART_BYTES = 5 * 1024 * 1024
 MAX_PART_NUMBER = 10_000
@@ -83,18 +81,6 @@ class ObjectStore(ABC):
         self.bucket = bucket
         self.prefix = prefix.strip("/")
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> ObjectStore:
-        location = settings.resolved_object_store
-        if location.startswith("s3://"):
-            from sinks.objectstore.s3 import S3ObjectStore
-
-            bucket, _, prefix = location.removeprefix("s3://").partition("/")
-            return S3ObjectStore(bucket, prefix, endpoint=settings.s3_endpoint)
-        from sinks.objectstore.local import LocalObjectStore
-
-        return LocalObjectStore(Path(location), settings.object_store_bucket)
-
     def object_key(self, key: str) -> str:
         """The key's name inside the bucket (the store's prefix, then the key)."""
         check_key(key)
@@ -151,6 +137,15 @@ class ObjectStore(ABC):
 
     @abstractmethod
     def abort_multipart(self, key: str, upload_id: str) -> None: ...
+
+    @abstractmethod
+    def discard_multipart(self, key: str, upload_id: str) -> None:
+        """Ends an incomplete upload and deletes every part stored for it; no error when it is gone already
+        (an abort and the expiry sweep may both try, and a retry must succeed)."""
+
+    @abstractmethod
+    def multipart_bytes(self, key: str, upload_id: str) -> int:
+        """Bytes of the parts stored so far for an incomplete upload (what it holds of the store)."""
 
     @abstractmethod
     def presigned_part_url(

@@ -19,6 +19,7 @@ from typing import BinaryIO
 import fsspec
 import pyarrow.fs
 
+from schemas.ids import new_id
 from sinks.objectstore.assembled import (
     MANIFEST,
     AssembledAwareHandler,
@@ -128,7 +129,7 @@ class LocalObjectStore(ObjectStore):
 
     def initiate_multipart(self, key: str) -> str:
         check_key(key)
-        upload_id = uuid.uuid4().hex
+        upload_id = new_id()
         folder = self.staging / upload_id
         folder.mkdir(parents=True)
         (folder / "key").write_text(key)
@@ -140,7 +141,11 @@ class LocalObjectStore(ObjectStore):
         temporary = folder / f"{part_number}.{uuid.uuid4().hex}.tmp"
         digest = hashlib.sha256()
         try:
-            with temporary.open("wb") as sink:
+            sink = temporary.open("wb")
+        except FileNotFoundError as error:
+            raise NoSuchUpload(f"No upload {upload_id} (aborted or expired)") from error
+        try:
+            with sink:
                 if isinstance(data, bytes):
                     digest.update(data)
                     sink.write(data)
@@ -156,8 +161,11 @@ class LocalObjectStore(ObjectStore):
                 _drop_cached(sink.fileno())
             etag_hex = part_etag_hex(digest)
             # The ETag is in the part's file name, so the part and its ETag appear in one atomic rename.
-            os.replace(temporary, folder / f"{part_number}-{etag_hex}.part")
-            _sync_folder(folder)
+            try:
+                os.replace(temporary, folder / f"{part_number}-{etag_hex}.part")
+                _sync_folder(folder)
+            except FileNotFoundError as error:
+                raise NoSuchUpload(f"No upload {upload_id} (aborted or expired)") from error
         finally:
             temporary.unlink(missing_ok=True)
         for older in folder.glob(f"{part_number}-*.part"):
@@ -201,6 +209,32 @@ class LocalObjectStore(ObjectStore):
 
     def abort_multipart(self, key: str, upload_id: str) -> None:
         shutil.rmtree(self._upload_dir(key, upload_id), ignore_errors=True)
+
+    def discard_multipart(self, key: str, upload_id: str) -> None:
+        check_key(key)
+        if not _UPLOAD_ID.match(upload_id):
+            return
+        folder = self.staging / upload_id
+        try:
+            recorded = (folder / "key").read_text()
+        except FileNotFoundError:
+            recorded = key  # gone, or only a part that raced an earlier discard is left
+        if recorded != key:
+            raise NoSuchUpload(f"Upload {upload_id} is not for key {key}")
+        shutil.rmtree(folder, ignore_errors=True)
+        if folder.exists():  # a part was being renamed in while the folder was emptied
+            shutil.rmtree(folder)
+
+    def multipart_bytes(self, key: str, upload_id: str) -> int:
+        folder = self._upload_dir(key, upload_id)
+        total = 0
+        for path in folder.iterdir():
+            if _PART_FILE.match(path.name):
+                try:
+                    total += path.stat().st_size
+                except FileNotFoundError:  # replaced by a newer upload of the same part meanwhile
+                    continue
+        return total
 
     def presigned_part_url(
         self, key: str, upload_id: str, part_number: int, expires_seconds: int

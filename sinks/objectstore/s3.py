@@ -171,6 +171,19 @@ class S3ObjectStore(ObjectStore):
             _raise_mapped(error, upload_id)
             raise
 
+    def discard_multipart(self, key: str, upload_id: str) -> None:
+        try:
+            self.abort_multipart(key, upload_id)
+        except NoSuchUpload:
+            return
+
+    def multipart_bytes(self, key: str, upload_id: str) -> int:
+        try:
+            return sum(size for _, size in self._stored_parts(key, upload_id).values())
+        except ClientError as error:
+            _raise_mapped(error, upload_id)
+            raise
+
     def presigned_part_url(
         self, key: str, upload_id: str, part_number: int, expires_seconds: int
     ) -> str | None:

@@ -7,6 +7,7 @@ from aiokafka import AIOKafkaConsumer
 from aiokafka.admin import AIOKafkaAdminClient
 
 from schemas.envelopes import Envelope
+from schemas.records import DeliveryTask, decode_from_topic
 from schemas.settings import Settings
 from schemas.topics import ALL_TOPICS, WEBHOOK_DELIVERIES
 from sinks.kafka import Publisher, broker_reachable, ensure_topics
@@ -42,12 +43,12 @@ async def test_publish_is_acknowledged_and_consumable(kafka_settings: Settings) 
     publisher = Publisher(kafka_settings)
     await publisher.start()
     try:
-        sent = Envelope(type="test.ping", payload={"n": 1})
-        await publisher.publish(ALL_TOPICS[0], sent, key="company-1")
+        sent = DeliveryTask(entry_id="e", execution_id="x", webhook_id="w", company_id="c", attempt_number=1)
+        await publisher.publish_record(sent, key="company-1")
     finally:
         await publisher.stop()
     consumer = AIOKafkaConsumer(
-        kafka_settings.topic(ALL_TOPICS[0]),
+        kafka_settings.topic(WEBHOOK_DELIVERIES),
         bootstrap_servers=kafka_settings.kafka_bootstrap,
         group_id=f"{kafka_settings.worker_id}-probe",
         auto_offset_reset="earliest",
@@ -58,7 +59,7 @@ async def test_publish_is_acknowledged_and_consumable(kafka_settings: Settings) 
     finally:
         await consumer.stop()
     assert record.key == b"company-1"
-    assert Envelope.from_bytes(record.value) == sent
+    assert decode_from_topic(WEBHOOK_DELIVERIES, record.value) == sent
 
 
 async def test_unreachable_broker_is_reported() -> None:
@@ -82,7 +83,8 @@ async def test_faust_app_factory_runs_an_agent(kafka_settings: Settings) -> None
     await publisher.start()
     sent = [Envelope(type="test.n", payload={"n": n}) for n in range(5)]
     for envelope in sent:
-        await publisher.publish("plumbing", envelope, key=str(envelope.payload["n"]))
+        topic = kafka_settings.topic("plumbing")
+        await publisher.send(topic, envelope.to_bytes(), key=str(envelope.payload["n"]), limit_seconds=10)
     await app.start()
     try:
         deadline = time.monotonic() + 45

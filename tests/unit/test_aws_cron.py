@@ -5,7 +5,6 @@ from __future__ import annotations
 import calendar
 import dataclasses
 import random
-import time
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -566,15 +565,12 @@ def test_special_day_rules_match_their_definitions() -> None:
     "expression",
     ["0 0 29 FEB ? *", "0 0 ? * 2#5 *", "0 0 ? FEB 2#5 *", "0 0 30 FEB ? *", "30 2 ? MAR 1#2 *"],
 )
-def test_rare_expressions_are_fast(expression: str) -> None:
+def test_rare_expressions_examine_few_months(expression: str) -> None:
+    """The search visits only the months the expression allows, once each: even an expression that never
+    fires (30 FEB) costs one cheap calendar computation per remaining year, not a walk over every minute."""
     cron = parse_aws_cron(expression)
     zone = ZoneInfo(NEW_YORK)
     after = datetime(2027, 3, 1, tzinfo=UTC)
-    timings = []
-    for _ in range(5):
-        # Cold: the per-month day cache would otherwise hide the cost of the search.
-        aws_cron._matching_days.cache_clear()
-        started = time.perf_counter()
-        cron.next_after(after, zone)
-        timings.append(time.perf_counter() - started)
-    assert sorted(timings)[len(timings) // 2] < 0.010
+    aws_cron._matching_days.cache_clear()  # cold: the per-month day cache would hide the search
+    cron.next_after(after, zone)
+    assert aws_cron._matching_days.cache_info().misses <= 200

@@ -56,7 +56,7 @@ def test_ids_are_uuidv7_in_hex_and_sort_by_the_time_they_were_made(monkeypatch: 
         parsed = uuid.UUID(value)
         assert parsed.version == 7 and parsed.variant == uuid.RFC_4122
     moments = iter([1_700_000_000_000_000_000, 1_700_000_000_001_000_000, 1_700_000_000_002_000_000])
-    monkeypatch.setattr("sinks.credentials.time.time_ns", lambda: next(moments))
+    monkeypatch.setattr("schemas.ids.time.time_ns", lambda: next(moments))
     ordered = [credentials.new_id() for _ in range(3)]
     assert ordered == sorted(ordered)
     assert int(ordered[0][:12], 16) == 1_700_000_000_000

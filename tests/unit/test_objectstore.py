@@ -16,6 +16,7 @@ from sinks.objectstore import (
     NoSuchUpload,
     ObjectStore,
     PartTooSmall,
+    object_store,
 )
 from sinks.objectstore.local import LocalObjectStore
 
@@ -24,15 +25,15 @@ pytestmark = pytest.mark.unit
 
 @pytest.fixture
 def store(tmp_path: Path) -> ObjectStore:
-    return ObjectStore.from_settings(Settings(data_dir=tmp_path))
+    return object_store(Settings(data_dir=tmp_path))
 
 
 def test_default_store_is_a_local_folder_with_the_local_bucket(tmp_path: Path) -> None:
-    store = ObjectStore.from_settings(Settings(data_dir=tmp_path))
+    store = object_store(Settings(data_dir=tmp_path))
     assert isinstance(store, LocalObjectStore)
     assert store.root == (tmp_path / "objects").resolve()
     assert store.uri("uploads/c1/a.csv") == "s3://svc-local/uploads/c1/a.csv"
-    named = ObjectStore.from_settings(Settings(data_dir=tmp_path, object_store_bucket="acme-data"))
+    named = object_store(Settings(data_dir=tmp_path, object_store_bucket="acme-data"))
     assert named.uri("k") == "s3://acme-data/k"
 
 

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from schemas.base import iso_utc
-from schemas.jobs import job_envelope
+from schemas.records import AnalyticsJobRef
 from schemas.settings import Settings
-from schemas.topics import ANALYTICS_JOBS
 from sinks.kafka import Publisher
 from tests.fixtures.stack import make_settings
 from tests.fixtures.tables import Tables
@@ -108,7 +107,7 @@ async def _deliver_again(settings: Settings, job_id: str, times: int) -> None:
     await publisher.start()
     try:
         for _ in range(times):
-            await publisher.publish(ANALYTICS_JOBS, job_envelope(job_id), key=job_id)
+            await publisher.publish_record(AnalyticsJobRef(job_id=job_id), key=job_id)
     finally:
         await publisher.stop()
 

@@ -10,7 +10,7 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from schemas.settings import Settings
-from sinks.objectstore import MIN_PART_BYTES, NoSuchKey, NoSuchUpload, ObjectStore, PartTooSmall
+from sinks.objectstore import MIN_PART_BYTES, NoSuchKey, NoSuchUpload, ObjectStore, PartTooSmall, object_store
 from sinks.objectstore.s3 import S3ObjectStore
 from svc import broker
 from tests.fixtures.stack import Ingress, make_settings, migrated
@@ -42,7 +42,7 @@ def s3_endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 def _store(tmp_path: Path, endpoint: str) -> ObjectStore:
     settings = Settings(data_dir=tmp_path, object_store=f"s3://{BUCKET}/svc/", s3_endpoint=endpoint)
-    return ObjectStore.from_settings(settings)
+    return object_store(settings)
 
 
 def test_the_s3_store_keeps_objects_under_its_prefix(tmp_path: Path, s3_endpoint: str) -> None:

@@ -34,7 +34,7 @@ from sinks.scripting.sandbox import (
 )
 from sinks.scripting.workers import ScriptWorkerPool
 
-pytestmark = pytest.mark.unit
+pytestmark = pytest.mark.integration
 
 SECRET_HEADER = {"Authorization": "wh:key123:averysecretvalue", "X-Api-Token": "tok_9f8e7d6c5b"}
 

@@ -115,7 +115,7 @@ def test_the_worker_sees_no_service_environment_and_its_own_temp_dir(
     pool: ScriptWorkerPool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SVC_SECRET_KEY", "do-not-leak-this-secret")
-    payload = {"mappings": {}, "body": "", "queryParams": {}, "contentType": None}
+    payload: dict[str, object] = {"mappings": {}, "body": "", "queryParams": {}, "contentType": None}
     pool.run_task("jsonpath", payload, tenant="acme")  # a worker started after the variable was set
     worker = pool._idle[0]
     environ = Path(f"/proc/{worker.proc.pid}/environ").read_bytes().split(b"\0")

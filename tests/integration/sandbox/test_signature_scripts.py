@@ -12,9 +12,9 @@ import pytest
 
 from sinks.scripting.sandbox import VALIDATION_ARGS, ValidationOutcome, compile_check, run_validation
 
-pytestmark = pytest.mark.unit
+pytestmark = pytest.mark.integration
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "scripting.md"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "scripting.md"
 NOW = 1_718_000_000
 BODY = json.dumps({"id": "evt_1", "type": "payment_intent.succeeded", "amount": 1999, "note": "café ☕"})
 

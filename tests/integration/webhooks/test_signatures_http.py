@@ -5,15 +5,15 @@ import time
 import pytest
 
 from tests.fixtures.stack import Ingress
-from tests.integration.webhooks.conftest import World
-from tests.integration.webhooks.delivery_helpers import TRIGGER
-from tests.unit.test_signature_scripts import (
+from tests.integration.sandbox.test_signature_scripts import (
     GITHUB_PLACEHOLDER,
     SLACK_PLACEHOLDER,
     STRIPE_PLACEHOLDER,
     documented_script,
     sign,
 )
+from tests.integration.webhooks.conftest import World
+from tests.integration.webhooks.delivery_helpers import TRIGGER
 
 pytestmark = pytest.mark.integration
 
