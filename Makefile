@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 # Test processes: most integration tests wait on a broker, a worker or a server rather than compute, so more
 # processes than cores finish sooner. Each process has its own embedded broker.
-TEST_WORKERS ?= 4
+TEST_WORKERS ?= 6
 
 .DEFAULT_GOAL := help
 

@@ -1,29 +1,21 @@
 """From a caller's SQL to a query plan: parse and check it, resolve its tables to what the caller may see,
-rewrite it for DuckDB and bound the bytes it scans. Every refusal is an analytics error with its code."""
+rewrite it for DuckDB and bound the bytes it scans. Every refusal is an analytics error with its code.
+Parsing and compiling run where ``ingress/sql_analysis.py`` says (a sandbox worker by default)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from core.policy import TablePolicy
-from core.sql.front import (
-    CompiledQuery,
-    ParsedQuery,
-    Predicate,
-    QueryColumn,
-    QueryTable,
-    SqlError,
-    compile_query,
-    parse_query,
-    partition_predicates,
-)
+from core.sql.front import CompiledQuery, QueryColumn, QueryTable, SqlError
+from ingress import sql_analysis
 from ingress.analytics_errors import analytics_error
 from ingress.job_access import table_policy
+from ingress.sql_analysis import SqlAnalysis
 from schemas.admin import Principal
 from schemas.column_types import LOAD_ID_COLUMN, RECORD_ID_COLUMN, ColumnKind, ColumnType, parse_column_type
 from schemas.jobs import MaskedPlan, QueryPlan, ViewPlan
@@ -47,7 +39,6 @@ class Resolved:
 
 @dataclass(frozen=True)
 class Planned:
-    parsed: ParsedQuery
     compiled: CompiledQuery
     resolved: dict[str, Resolved]  # by SQL name
     estimated_bytes: int
@@ -78,27 +69,10 @@ def sql_error(error: SqlError) -> Exception:
     return analytics_error(error.code, error.message, error.hint)
 
 
-@lru_cache(maxsize=256)
-def _parsed(sql: str) -> ParsedQuery:
-    """Parsing and checking depend on the text alone, so a repeated query (a dashboard's) is parsed once.
-    Refusals are not cached (they raise). Nothing changes a parsed tree: compiling works on a copy."""
-    return parse_query(sql)
-
-
-@lru_cache(maxsize=256)
-def _compiled(
-    sql: str, shapes: tuple[tuple[str, QueryTable], ...]
-) -> tuple[CompiledQuery, dict[str, list[list[Predicate]]]]:
-    """The DuckDB SQL and partition predicates of ``sql`` over the tables exactly as the caller sees them
-    (the shapes hold every visible column and its type, so a schema or grant change is a new key)."""
-    parsed = _parsed(sql)
-    tables = dict(shapes)
-    return compile_query(parsed, tables), partition_predicates(parsed, tables)
-
-
-def parse(sql: str) -> ParsedQuery:
+def parse(sql: str, caller: Principal, analysis: SqlAnalysis) -> tuple[str, ...]:
+    """The names of the tables ``sql`` reads, once it is parsed and checked."""
     try:
-        return _parsed(sql)
+        return sql_analysis.table_names(sql, caller.company_id, analysis)
     except SqlError as error:
         raise sql_error(error) from error
 
@@ -128,12 +102,11 @@ def query_table(name: str, resolved: Resolved) -> QueryTable:
     return QueryTable(name, columns + _SYSTEM, partitions)
 
 
-def plan(session: Session, reads: TableReads, caller: Principal, sql: str) -> Planned:
-    parsed = parse(sql)
-    resolved = resolve(session, caller, parsed.table_names)
+def plan(session: Session, reads: TableReads, caller: Principal, sql: str, analysis: SqlAnalysis) -> Planned:
+    resolved = resolve(session, caller, parse(sql, caller, analysis))
     shapes = tuple((name, query_table(name, found)) for name, found in resolved.items())
     try:
-        compiled, predicates = _compiled(sql, shapes)
+        compiled, predicates = sql_analysis.compiled(sql, shapes, caller.company_id, analysis)
     except SqlError as error:
         raise sql_error(error) from error
     estimated = 0
@@ -141,7 +114,7 @@ def plan(session: Session, reads: TableReads, caller: Principal, sql: str) -> Pl
         handle = reads.table(found.table.company_id, found.table.id)
         occurrences = predicates.get(name) or [[]]
         estimated += sum(reads.estimate(handle, conjuncts) for conjuncts in occurrences)
-    return Planned(parsed, compiled, resolved, estimated)
+    return Planned(compiled, resolved, estimated)
 
 
 def query_plan(

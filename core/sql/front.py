@@ -24,10 +24,13 @@ from collections.abc import Mapping
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import OptimizeError, ParseError, SqlglotError, TokenError
+from sqlglot.dialects import duckdb as _duckdb  # noqa: F401 - loaded now, not in the first query's CPU budget
+from sqlglot.errors import OptimizeError, SqlglotError
 from sqlglot.optimizer.annotate_types import annotate_types
 from sqlglot.optimizer.qualify import qualify
 
+from core.sql import tree_budget
+from core.sql.budget import check_text, too_deep
 from core.sql.checks import check_tree, is_cte_reference, real_tables, statement_error
 from core.sql.functions import translate
 from core.sql.masking import json_outputs, masked_outputs
@@ -43,7 +46,8 @@ from core.sql.model import (
     columns_hint,
     view_name,
 )
-from core.sql.predicates import partition_predicates
+from core.sql.parse_errors import parse_error, user_text
+from core.sql.predicates import partition_predicates as _partition_predicates
 from schemas.column_types import ColumnKind, ColumnType
 
 __all__ = [
@@ -78,45 +82,23 @@ _COLUMN_ERROR = re.compile(
 )
 
 
-def _position(sql: str, offset: int) -> tuple[int, int]:
-    before = sql[:offset]
-    return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
-
-
-def _parse_error(sql: str, exc: SqlglotError) -> SqlError:
-    hint = "Check the SQL near that position"
-    if isinstance(exc, ParseError) and exc.errors:
-        error = exc.errors[0]
-        description = str(error.get("description") or "invalid syntax")
-        return SqlError(
-            "PARSE_ERROR",
-            f"Syntax error at line {error.get('line')}, column {error.get('col')}: {description}",
-            hint,
-        )
-    if isinstance(exc, TokenError):
-        match = re.search(r"Error tokenizing '(.*)'", str(exc), re.S)
-        found = sql.find(match.group(1)) if match else -1
-        line, col = _position(sql, found + len(match.group(1)) if match and found >= 0 else len(sql))
-        return SqlError(
-            "PARSE_ERROR",
-            f"Syntax error at line {line}, column {col}: unterminated string or quoted name",
-            "Close every quote",
-        )
-    return SqlError("PARSE_ERROR", f"Syntax error: {str(exc).splitlines()[0][:300]}", hint)
-
-
 def parse_query(sql: str) -> ParsedQuery:
-    """Parse and check one caller query (no table or column resolution yet)."""
-    if len(sql.encode("utf-8")) > MAX_SQL_BYTES:
-        raise SqlError("PARSE_ERROR", "SQL is larger than 100 KB", "Shorten the query")
+    """Parse and check one caller query (no table or column resolution yet). Over a budget of
+    ``core.sql.budget`` (checked before sqlglot reads the text) or ``core.sql.tree_budget``: PARSE_ERROR."""
+    measured = check_text(sql)
     if not sql.strip():
         raise SqlError("PARSE_ERROR", "SQL is empty", "Send one SELECT statement")
     try:
+        return _parse_checked(sql, measured.tokens)
+    except RecursionError:
+        raise too_deep() from None
+
+
+def _parse_checked(sql: str, tokens: int) -> ParsedQuery:
+    try:
         statements = [s for s in sqlglot.parse(sql, read="trino") if s is not None]
     except SqlglotError as exc:
-        raise _parse_error(sql, exc) from None
-    except RecursionError:
-        raise SqlError("PARSE_ERROR", "SQL is nested too deeply", "Simplify the query") from None
+        raise parse_error(sql, exc) from None
     if not statements:
         raise SqlError("PARSE_ERROR", "SQL holds no statement", "Send one SELECT statement")
     if len(statements) > 1:
@@ -124,6 +106,7 @@ def parse_query(sql: str) -> ParsedQuery:
             "FORBIDDEN_CONSTRUCT", "Only one statement is allowed", "Send one SELECT statement per query"
         )
     tree = statements[0]
+    tree_budget.check_tree(tree)
     error = statement_error(tree)
     if error is not None:
         raise error
@@ -133,7 +116,7 @@ def parse_query(sql: str) -> ParsedQuery:
         name = table.name.lower()
         if name not in names:
             names.append(name)
-    return ParsedQuery(tree, tuple(names))
+    return ParsedQuery(tree, tuple(names), tokens)
 
 
 def _type_sql(column_type: ColumnType) -> str:
@@ -145,7 +128,7 @@ def _type_sql(column_type: ColumnType) -> str:
 def _column_error(exc: OptimizeError, tree: exp.Expr, tables: Mapping[str, QueryTable]) -> SqlError:
     match = _COLUMN_ERROR.search(str(exc))
     if match is None:
-        return SqlError("UNKNOWN_COLUMN", f"A column cannot be resolved: {str(exc)[:300]}", None)
+        return SqlError("UNKNOWN_COLUMN", f"A column cannot be resolved: {user_text(str(exc))}", None)
     name = (match.group(1) or match.group(3) or "").lower()
     qualifier = (match.group(2) or "").lower()
     if not qualifier:
@@ -177,11 +160,20 @@ def _wrap_values(tree: exp.Values) -> exp.Expr:
 
 
 def compile_query(parsed: ParsedQuery, tables: Mapping[str, QueryTable]) -> CompiledQuery:
-    """Resolve ``parsed`` against the caller's tables and write it as DuckDB SQL over the views."""
+    """Resolve ``parsed`` against the caller's tables and write it as DuckDB SQL over the views. A query whose
+    ``*`` would expand past ``core.sql.tree_budget``'s limit is a PARSE_ERROR."""
     for name in parsed.table_names:
         if name not in tables:
             raise SqlError("UNKNOWN_TABLE", f'Table "{name}" does not exist or you cannot read it')
     used = {name: tables[name] for name in parsed.table_names}
+    try:
+        tree_budget.check_stars(parsed.tree, used, parsed.tokens)
+        return _compile_checked(parsed, used)
+    except RecursionError:
+        raise too_deep() from None
+
+
+def _compile_checked(parsed: ParsedQuery, used: Mapping[str, QueryTable]) -> CompiledQuery:
     schema: dict[str, object] = {
         name: {c.name: _type_sql(c.type) for c in t.columns} for name, t in used.items()
     }
@@ -194,7 +186,7 @@ def compile_query(parsed: ParsedQuery, tables: Mapping[str, QueryTable]) -> Comp
     except OptimizeError as exc:
         raise _column_error(exc, parsed.tree, used) from None
     except SqlglotError as exc:
-        raise SqlError("PARSE_ERROR", f"The query cannot be resolved: {str(exc)[:300]}", None) from None
+        raise SqlError("PARSE_ERROR", f"The query cannot be resolved: {user_text(str(exc))}", None) from None
     if not isinstance(tree, exp.Query):
         raise SqlError("FORBIDDEN_CONSTRUCT", "Only a query can be run", "Send one SELECT statement")
     masked = masked_outputs(tree, used)
@@ -209,14 +201,27 @@ def compile_query(parsed: ParsedQuery, tables: Mapping[str, QueryTable]) -> Comp
             table.set("alias", exp.TableAlias(this=exp.to_identifier(name, quoted=True)))
         table.set("this", exp.to_identifier(views[name], quoted=True))
     output_names = tuple(tree.named_selects)
-    sql = tree.sql(dialect="duckdb", identify=True, comments=False)
+    sql = tree.sql(dialect="duckdb", identify=True, comments=False, copy=False)  # the tree is not used again
     _recheck(sql)
     return CompiledQuery(sql, views, output_names, masked, parsed.table_names, carries_json)
 
 
+def partition_predicates(
+    parsed: ParsedQuery, tables: Mapping[str, QueryTable]
+) -> dict[str, list[list[Predicate]]]:
+    """``core.sql.predicates.partition_predicates``; a tree too deep to walk is a PARSE_ERROR."""
+    try:
+        return _partition_predicates(parsed, tables)
+    except RecursionError:
+        raise too_deep() from None
+
+
 def _recheck(sql: str) -> None:
     """The written SQL must read back as one query whose FROM items are names or UNNEST."""
-    statements = sqlglot.parse(sql, read="duckdb")
+    try:
+        statements = sqlglot.parse(sql, read="duckdb")
+    except SqlglotError:
+        raise SqlError("FORBIDDEN_CONSTRUCT", "The query cannot be run safely", None) from None
     if len(statements) != 1 or not isinstance(statements[0], exp.Query):
         raise SqlError("FORBIDDEN_CONSTRUCT", "The query cannot be run safely", None)
     for table in statements[0].find_all(exp.Table):

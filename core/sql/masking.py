@@ -53,6 +53,30 @@ def _is_json(column: QueryColumn) -> bool:
     return column.type.kind is ColumnKind.JSON
 
 
+class _Projections:
+    """Each SELECT's projections by output name and its output names, built once per SELECT: sqlglot builds
+    ``named_selects`` afresh on every call, and a lookup per column would make wide queries quadratic."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[int, dict[str, list[exp.Expr]]] = {}
+        self._names: dict[int, frozenset[str]] = {}
+
+    def named(self, select: exp.Select, name: str) -> list[exp.Expr]:
+        index = self._by_name.get(id(select))
+        if index is None:
+            index = {}
+            for projection in select.expressions:
+                index.setdefault(projection.alias_or_name, []).append(projection)
+            self._by_name[id(select)] = index
+        return index.get(name, [])
+
+    def names(self, query: exp.Query) -> frozenset[str]:
+        names = self._names.get(id(query))
+        if names is None:
+            names = self._names[id(query)] = frozenset(query.named_selects)
+        return names
+
+
 class _Lineage:
     """Which table column (of those ``carries`` selects) a column carries unchanged."""
 
@@ -62,6 +86,7 @@ class _Lineage:
         self.tables = tables
         self.carries = carries
         self.memo: dict[tuple[int, str], MaskedOutput | None] = {}
+        self.projections = _Projections()
 
     def column(self, scope: Scope, column: exp.Column) -> MaskedOutput | None:
         """The (masked) table column whose stored value ``column`` carries, if any."""
@@ -69,9 +94,8 @@ class _Lineage:
             # An ORDER BY reference to an output alias of the same SELECT.
             select = scope.expression
             if isinstance(select, exp.Select):
-                for projection in select.expressions:
-                    target = _unwrap(projection)
-                    if projection.alias_or_name == column.name and target is not column:
+                for projection in self.projections.named(select, column.name):
+                    if _unwrap(projection) is not column:
                         return self.expression(scope, projection)
             return None
         current: Scope | None = scope
@@ -98,14 +122,15 @@ class _Lineage:
             self.memo[key] = None
             select = scope.expression
             if isinstance(select, exp.Select):
-                for projection in select.expressions:
-                    if projection.alias_or_name == name:
-                        self.memo[key] = self.expression(scope, projection)
-                        break
+                named = self.projections.named(select, name)
+                if named:
+                    self.memo[key] = self.expression(scope, named[0])
         return self.memo[key]
 
 
-def _check_resolved(scope: Scope, column: exp.Column, tables: Mapping[str, QueryTable]) -> None:
+def _check_resolved(
+    scope: Scope, column: exp.Column, tables: Mapping[str, QueryTable], projections: _Projections
+) -> None:
     """A column must name a visible column of its source, or (unqualified) an output alias of its SELECT."""
     known = True
     if column.table:
@@ -118,13 +143,13 @@ def _check_resolved(scope: Scope, column: exp.Column, tables: Mapping[str, Query
             table = tables.get(source.name)
             known = table is not None and table.column(column.name) is not None
         elif isinstance(source, Scope):
-            if isinstance(source.expression, exp.Query) and "*" not in source.expression.named_selects:
-                known = column.name in source.expression.named_selects
+            if isinstance(source.expression, exp.Query) and "*" not in projections.names(source.expression):
+                known = column.name in projections.names(source.expression)
         else:
             known = False
     else:
         select = scope.expression
-        known = isinstance(select, exp.Query) and column.name in select.named_selects
+        known = isinstance(select, exp.Query) and column.name in projections.names(select)
     if not known:
         raise SqlError(
             "UNKNOWN_COLUMN", f'Column "{column.name}" does not exist', columns_hint(list(tables.values()))
@@ -165,7 +190,7 @@ def masked_outputs(tree: exp.Query, tables: Mapping[str, QueryTable]) -> tuple[M
     for scope in root.traverse():
         for node in walk_in_scope(scope.expression):
             if isinstance(node, exp.Column):
-                _check_resolved(scope, node, tables)
+                _check_resolved(scope, node, tables, lineage.projections)
                 origin = lineage.column(scope, node)
                 if origin is not None:
                     _check_use(scope, node, origin)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from sqlglot import exp
 
@@ -44,13 +45,22 @@ class QueryTable:
     partition_columns: tuple[str, ...] = ()
 
     def column(self, name: str) -> QueryColumn | None:
-        return next((c for c in self.columns if c.name == name), None)
+        return self._by_name.get(name)
+
+    @cached_property
+    def _by_name(self) -> dict[str, QueryColumn]:
+        # A lookup per column reference: a scan of the columns would make wide tables quadratic.
+        by_name: dict[str, QueryColumn] = {}
+        for column in self.columns:
+            by_name.setdefault(column.name, column)
+        return by_name
 
 
 @dataclass(frozen=True)
 class ParsedQuery:
     tree: exp.Expr
     table_names: tuple[str, ...]
+    tokens: int = 0  # the text's size as core.sql.budget counts it
 
 
 @dataclass(frozen=True)

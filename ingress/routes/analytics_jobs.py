@@ -33,6 +33,7 @@ from ingress.job_views import (
 )
 from ingress.query_planning import Planned, plan, query_plan
 from ingress.routes.analytics import ResourceId, check_resource, readable
+from ingress.sql_analysis import SqlAnalysis
 from ingress.state import Services
 from schemas.admin import Principal
 from schemas.base import iso_utc
@@ -57,7 +58,7 @@ SQL_IN_LISTINGS = 500
 def _plan(svc: Services, caller: Principal, table_id: str, sql: str) -> Planned:
     with svc.sessions() as session:
         readable(session, caller, table_id)
-        return plan(session, svc.reads, caller, sql)
+        return plan(session, svc.reads, caller, sql, SqlAnalysis.of(svc.settings))
 
 
 def _remaining_today(svc: Services, company_id: str) -> int:

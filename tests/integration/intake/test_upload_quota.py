@@ -4,8 +4,6 @@ as before."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -295,15 +293,11 @@ class _Worker(Worker):
     """`svc worker` with the short upload lifetime of these tests (the shared fixture passes no upload
     settings)."""
 
-    def start(self) -> None:
-        env = {
+    def env(self) -> dict[str, str]:
+        return {
             **worker_env(self.settings),
             "SVC_UPLOAD_EXPIRY_SECONDS": str(self.settings.upload_expiry_seconds),
         }
-        with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "svc", "worker"], env=env, stdout=log, stderr=log
-            )
 
 
 def test_the_leader_worker_sweeps_expired_uploads(

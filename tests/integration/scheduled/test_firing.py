@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -98,15 +96,11 @@ def test_toggle_off_stops_an_every_event_and_delete_hides_it(
 class PausingWorker(Worker):
     """A worker that waits between claiming a run and calling the handler, so a kill lands in between."""
 
-    def start(self) -> None:
-        env = worker_env(self.settings) | {
+    def env(self) -> dict[str, str]:
+        return worker_env(self.settings) | {
             "SVC_SCHEDULER_PAUSE_BEFORE_ACTION_SECONDS": "3",
             "SVC_SCHEDULER_ACTION_TIMEOUT_SECONDS": "4",
         }
-        with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "svc", "worker"], env=env, stdout=log, stderr=log
-            )
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """The embedded broker keeps records in memory: after a restart the reconciler re-publishes accepted work."""
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
@@ -68,10 +69,17 @@ def test_accepted_deliveries_survive_a_broker_restart(tmp_path: Path, handler: R
                 worker.start()
                 deadline = asyncio.run(_wait_handled(handler, set(accepted), 90))
                 assert deadline, f"handled {len(handler.successes())} of {len(accepted)}"
-                history = api.ok(owner, "get-execution-history", {"webhookId": webhook_id, "size": 100})[
-                    "history"
-                ]
-                assert {e["executionId"] for e in history if e["status"] == "SUCCESS"} == set(accepted)
+                # The handler answered; the worker records each outcome just after (a group commit later).
+                succeeded: set[str] = set()
+                for _ in range(300):
+                    history = api.ok(owner, "get-execution-history", {"webhookId": webhook_id, "size": 100})[
+                        "history"
+                    ]
+                    succeeded = {e["executionId"] for e in history if e["status"] == "SUCCESS"}
+                    if succeeded == set(accepted):
+                        break
+                    time.sleep(0.1)
+                assert succeeded == set(accepted)
             finally:
                 ingress.stop()
     finally:

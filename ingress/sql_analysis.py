@@ -1,0 +1,168 @@
+"""Where a caller's SQL is parsed and compiled: in a sandbox worker under a CPU budget (the default), or in
+this process (``SVC_SQL_ANALYSIS_IN_SANDBOX=false``).
+
+sqlglot is pure Python and holds the GIL while it works; the budgets of ``core.sql.budget`` bound its cost
+for every query shape we know, and the worker's CPU budget (``SVC_SQL_ANALYSIS_CPU_MS``) bounds the rest, so
+one company's SQL never stalls the ingress for the others. A company holds at most its share of the
+workers. Results are cached by text (and, for compiling, by the tables exactly as the caller sees them);
+a cache hit never goes to a worker. Refusals are not cached.
+
+Answers: a refusal is the analytics error of its ``SqlError`` (400); over the CPU budget, 400 PARSE_ERROR;
+the company's share of workers busy, 429 QUOTA with Retry-After; a worker that failed, 503 with Retry-After.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Generic, TypeVar
+
+from core.sql import remote
+from core.sql.budget import check_size, too_complex
+from core.sql.front import (
+    CompiledQuery,
+    ParsedQuery,
+    Predicate,
+    QueryTable,
+    compile_query,
+    parse_query,
+    partition_predicates,
+)
+from ingress.errors import ApiError
+from schemas.settings import Settings
+from sinks.scripting.workers import SandboxBusy, TaskBudget, TaskBudgetExceeded, TaskFailed, default_pool
+
+log = logging.getLogger(__name__)
+
+Shapes = tuple[tuple[str, QueryTable], ...]
+Compiled = tuple[CompiledQuery, dict[str, list[list[Predicate]]]]
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+_CACHE_SIZE = 256
+_FAILED_RETRY_SECONDS = 1
+
+
+@dataclass(frozen=True)
+class SqlAnalysis:
+    in_sandbox: bool = True
+    cpu_ms: int = 2000
+
+    @classmethod
+    def of(cls, settings: Settings) -> SqlAnalysis:
+        return cls(settings.sql_analysis_in_sandbox, settings.sql_analysis_cpu_ms)
+
+    @property
+    def budget(self) -> TaskBudget:
+        # The wall-clock backstop leaves room for a niced worker on a busy machine; the CPU budget decides.
+        return TaskBudget(cpu_ms=self.cpu_ms, wall_ms=4 * self.cpu_ms + 2000)
+
+
+class _Lru(Generic[K, V]):
+    """A small thread-safe LRU map (``functools.lru_cache`` would key on the tenant too)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K, compute: Callable[[], V]) -> V:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = compute()  # outside the lock: two misses of one key both compute, as lru_cache does
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _parsed(sql: str) -> ParsedQuery:
+    """Parsing and checking depend on the text alone, so a repeated query (a dashboard's) is parsed once.
+    Refusals are not cached (they raise). Nothing changes a parsed tree: compiling works on a copy."""
+    return parse_query(sql)
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _compiled(sql: str, shapes: Shapes) -> Compiled:
+    """The DuckDB SQL and partition predicates of ``sql`` over the tables exactly as the caller sees them
+    (the shapes hold every visible column and its type, so a schema or grant change is a new key)."""
+    parsed = _parsed(sql)
+    tables = dict(shapes)
+    return compile_query(parsed, tables), partition_predicates(parsed, tables)
+
+
+_names_in_sandbox: _Lru[str, tuple[str, ...]] = _Lru(_CACHE_SIZE)
+_compiled_in_sandbox: _Lru[tuple[str, Shapes], Compiled] = _Lru(_CACHE_SIZE)
+
+
+def _run(kind: str, payload: dict[str, Any], tenant: str, analysis: SqlAnalysis) -> dict[str, Any]:
+    """Run one SQL task in a sandbox worker; a refusal comes back as SqlError."""
+    try:
+        result: dict[str, Any] = default_pool().run_task(kind, payload, tenant=tenant, budget=analysis.budget)
+    except SandboxBusy as busy:
+        message = "Too many queries of this company are being analysed at once; retry shortly"
+        raise ApiError(
+            429,
+            message,
+            headers={"Retry-After": str(busy.retry_after)},
+            body={"errorCode": "QUOTA", "errors": [message], "hint": "Send fewer queries at once"},
+        ) from None
+    except TaskBudgetExceeded:
+        raise too_complex(analysis.cpu_ms) from None
+    except TaskFailed as exc:
+        log.warning("sql analysis failed in the sandbox", extra={"task": kind, "error": str(exc)})
+        raise ApiError(
+            503,
+            "The SQL analysis is unavailable; retry shortly",
+            headers={"Retry-After": str(_FAILED_RETRY_SECONDS)},
+        ) from None
+    error = remote.decode_error(result)
+    if error is not None:
+        raise error
+    return result
+
+
+def table_names(sql: str, tenant: str, analysis: SqlAnalysis) -> tuple[str, ...]:
+    """The tables ``sql`` reads, in order of appearance; raises SqlError, or ApiError from the sandbox."""
+    if not analysis.in_sandbox:
+        return _parsed(sql).table_names
+    check_size(sql)  # the one check cheap enough to make here: a 10 MB body never goes to a worker
+
+    def parse_remotely() -> tuple[str, ...]:
+        return tuple(str(n) for n in _run("sql_parse", {"sql": sql}, tenant, analysis)["tables"])
+
+    return _names_in_sandbox.get(sql, parse_remotely)
+
+
+def compiled(sql: str, shapes: Shapes, tenant: str, analysis: SqlAnalysis) -> Compiled:
+    """``sql`` written for DuckDB over the caller's tables, and its partition predicates; raises like
+    ``table_names``."""
+    if not analysis.in_sandbox:
+        return _compiled(sql, shapes)
+
+    def compile_remotely() -> Compiled:
+        payload = {"sql": sql, "tables": [remote.encode_table(table) for _, table in shapes]}
+        result = _run("sql_compile", payload, tenant, analysis)
+        return remote.decode_compiled(result["compiled"]), remote.decode_predicates(result["predicates"])
+
+    return _compiled_in_sandbox.get((sql, shapes), compile_remotely)
+
+
+def clear_caches() -> None:
+    """Forget every cached analysis (tests that change where SQL is analysed)."""
+    _parsed.cache_clear()
+    _compiled.cache_clear()
+    _names_in_sandbox.clear()
+    _compiled_in_sandbox.clear()
