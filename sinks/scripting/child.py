@@ -78,6 +78,18 @@ def _run_script(message: Mapping[str, Any]) -> dict[str, Any]:
         signal.setitimer(signal.ITIMER_VIRTUAL, 0)
 
 
+def _warm_up() -> None:
+    """Import every task's module, and run its ``warm_up`` where it has one, before the first request:
+    one-time costs belong to the worker's start, not to the first company's CPU budget."""
+    from sinks.scripting.tasks import TASKS
+
+    for target in sorted(set(TASKS.values())):
+        module = importlib.import_module(target.partition(":")[0])
+        warm = getattr(module, "warm_up", None)
+        if callable(warm):
+            warm()
+
+
 def worker_main() -> None:
     """Serve requests from stdin until it closes (the pool closed it, or the service died)."""
     import resource
@@ -92,6 +104,7 @@ def worker_main() -> None:
     inp, out = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing else may write into the protocol stream
     _builtins_source()
+    _warm_up()
     _write_frame(out, {"ready": True})
     while header := inp.read(FRAME.size):
         message = json.loads(inp.read(FRAME.unpack(header)[0]))
