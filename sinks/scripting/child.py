@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import signal
 import struct
 import sys
@@ -47,7 +46,7 @@ def _run_task(message: Mapping[str, Any]) -> dict[str, Any]:
     from sinks.scripting.tasks import TASKS
 
     module_name, _, function_name = TASKS[message["task"]].partition(":")
-    function = getattr(importlib.import_module(module_name), function_name)
+    function = getattr(_warmed(module_name), function_name)
     cpu_s = max(1, int(message["cpuMs"])) / 1000
     signal.setitimer(signal.ITIMER_VIRTUAL, 2 * cpu_s + 0.2)
     signal.setitimer(signal.ITIMER_PROF, cpu_s)
@@ -78,16 +77,20 @@ def _run_script(message: Mapping[str, Any]) -> dict[str, Any]:
         signal.setitimer(signal.ITIMER_VIRTUAL, 0)
 
 
-def _warm_up() -> None:
-    """Import every task's module, and run its ``warm_up`` where it has one, before the first request:
-    one-time costs belong to the worker's start, not to the first company's CPU budget."""
-    from sinks.scripting.tasks import TASKS
+_WARMED: set[str] = set()
 
-    for target in sorted(set(TASKS.values())):
-        module = importlib.import_module(target.partition(":")[0])
+
+def _warmed(module_name: str) -> Any:
+    """A task's module, imported and warmed up (its ``warm_up``, where it has one) the first time a task of it
+    runs in this worker, before the CPU budget is armed: one-time costs are the worker's, not the company's.
+    Workers that never run a task of a module never load it."""
+    module = importlib.import_module(module_name)
+    if module_name not in _WARMED:
         warm = getattr(module, "warm_up", None)
         if callable(warm):
             warm()
+        _WARMED.add(module_name)
+    return module
 
 
 def worker_main() -> None:
@@ -96,15 +99,11 @@ def worker_main() -> None:
 
     resource.setrlimit(resource.RLIMIT_CPU, (WORKER_CPU_SECONDS, WORKER_CPU_SECONDS))
     resource.setrlimit(resource.RLIMIT_AS, (WORKER_ADDRESS_SPACE_BYTES, WORKER_ADDRESS_SPACE_BYTES))
-    niceness = int(os.environ.get("SVC_SANDBOX_NICENESS", "0") or 0)
-    if niceness > 0:
-        os.nice(niceness)
     signal.signal(signal.SIGPROF, _over_soft_budget)
     signal.signal(HARD_KILL, signal.SIG_DFL)
     inp, out = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing else may write into the protocol stream
     _builtins_source()
-    _warm_up()
     _write_frame(out, {"ready": True})
     while header := inp.read(FRAME.size):
         message = json.loads(inp.read(FRAME.unpack(header)[0]))
