@@ -109,7 +109,7 @@ class Settings(BaseSettings):
     sandbox_workers: int = Field(6, ge=1, le=64)
     sandbox_workers_per_company: int = Field(2, ge=1, le=64)
     sandbox_queue_ms: int = Field(250, ge=0, le=10_000)
-    sandbox_niceness: int = Field(19, ge=0, le=19)
+    sandbox_niceness: int = Field(10, ge=0, le=19)
     jsonpath_cpu_ms: int = Field(250, ge=10, le=10_000)
     # SQL analysis budget: /query and /estimate parse and compile the caller's SQL in a sandbox worker under
     # this CPU budget (ingress/query_planning.py); false analyses it in the ingress process, unbounded.
