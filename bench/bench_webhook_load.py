@@ -900,8 +900,8 @@ def profile_ingress(
             async with app.router.lifespan_context(app):
                 services = app.state.services
                 services.committer.run = timer.awaitable("await committer.run", services.committer.run)
-                services.publisher.publish = timer.awaitable(
-                    "await publisher.publish (acks=all)", services.publisher.publish
+                services.publisher.publish_record = timer.awaitable(
+                    "await publisher.publish_record (acks=all)", services.publisher.publish_record
                 )
                 await _drive(app, f"resourceId={webhook_id}", api_key, 200, concurrency)  # warm caches
                 timer.totals.clear()
