@@ -55,6 +55,8 @@ def create_app(settings: Settings) -> FastAPI:
             per_tenant=settings.sandbox_workers_per_company,
             queue_seconds=settings.sandbox_queue_ms / 1000,
             niceness=settings.sandbox_niceness,
+            cpu_share=settings.sandbox_company_cpu_share,
+            cpu_burst_ms=settings.sandbox_company_cpu_burst_ms,
         )
         engine = make_engine(settings.resolved_database_url)
         sessions = make_sessions(engine)

@@ -112,12 +112,17 @@ def _run(kind: str, payload: dict[str, Any], tenant: str, analysis: SqlAnalysis)
     try:
         result: dict[str, Any] = default_pool().run_task(kind, payload, tenant=tenant, budget=analysis.budget)
     except SandboxBusy as busy:
-        message = "Too many queries of this company are being analysed at once; retry shortly"
+        if busy.over_cpu:
+            message = "This company has used its share of the SQL analysis CPU; retry shortly"
+            hint = "Send fewer or simpler queries; a query already analysed is answered from the cache"
+        else:
+            message = "Too many queries of this company are being analysed at once; retry shortly"
+            hint = "Send fewer queries at once"
         raise ApiError(
             429,
             message,
             headers={"Retry-After": str(busy.retry_after)},
-            body={"errorCode": "QUOTA", "errors": [message], "hint": "Send fewer queries at once"},
+            body={"errorCode": "QUOTA", "errors": [message], "hint": hint},
         ) from None
     except TaskBudgetExceeded:
         raise too_complex(analysis.cpu_ms) from None

@@ -110,6 +110,10 @@ class Settings(BaseSettings):
     sandbox_workers_per_company: int = Field(2, ge=1, le=64)
     sandbox_queue_ms: int = Field(250, ge=0, le=10_000)
     sandbox_niceness: int = Field(10, ge=0, le=19)
+    # Per-company CPU allowance in the sandbox: the share of the machine's cores one company's sandboxed work
+    # may use on average (0 turns it off), and the CPU it may spend at once before the share applies.
+    sandbox_company_cpu_share: float = Field(0.1, ge=0.0, le=64.0)
+    sandbox_company_cpu_burst_ms: int = Field(1000, ge=100, le=600_000)
     jsonpath_cpu_ms: int = Field(250, ge=10, le=10_000)
     # SQL analysis budget: /query and /estimate parse and compile the caller's SQL in a sandbox worker under
     # this CPU budget (ingress/query_planning.py); false analyses it in the ingress process, unbounded.

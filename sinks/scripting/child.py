@@ -9,6 +9,7 @@ import json
 import signal
 import struct
 import sys
+import time
 from collections.abc import Mapping
 from typing import IO, Any
 
@@ -104,13 +105,17 @@ def worker_main() -> None:
     inp, out = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing else may write into the protocol stream
     _builtins_source()
-    _write_frame(out, {"ready": True})
+    # What starting this worker cost: a call that ends its worker pays for the next one's start too.
+    _write_frame(out, {"ready": True, "cpuMs": round(time.process_time() * 1000, 3)})
     while header := inp.read(FRAME.size):
         message = json.loads(inp.read(FRAME.unpack(header)[0]))
+        started = time.process_time()
         try:
             response = _run_task(message) if "task" in message else _run_script(message)
         except _SoftBudget:
             response = {"ok": False, "kind": "budget", "message": "over budget"}
         except Exception:
             response = {"ok": False, "kind": "runtime", "message": "The sandbox task failed.", "line": None}
+        # What the call cost, for the company's CPU allowance (see core/cpu_allowance.py).
+        response["cpuMs"] = round((time.process_time() - started) * 1000, 3)
         _write_frame(out, response)

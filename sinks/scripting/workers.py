@@ -10,7 +10,14 @@ interrupt). The parent keeps a wall-clock deadline as the last backstop.
 
 Fair share: the pool is shared by every company, and one company holds at most ``per_tenant`` workers at
 once. A caller past its share, or finding every worker busy, waits up to ``queue_seconds`` and then gets
-``SandboxBusy`` (the ingress answers 429 with Retry-After). No company can hold every worker."""
+``SandboxBusy`` (the ingress answers 429 with Retry-After). No company can hold every worker.
+
+CPU allowance: holding at most ``per_tenant`` workers still lets one company keep them busy all the time
+with work that runs to its budget. Each company also has a CPU allowance (``core/cpu_allowance.py``): the
+CPU its calls actually used (reported by the worker, or the hard budget when the worker had to be ended) is
+taken from a bucket that refills at ``cpu_share`` of the machine's cores. A company in debt waits for the
+refill within ``queue_seconds`` or gets ``SandboxBusy`` with the Retry-After the refill needs, so a company
+whose scripts keep running to their limits is held to its share of the CPU while others' calls run."""
 
 from __future__ import annotations
 
@@ -30,6 +37,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from core.cpu_allowance import CpuAllowance, retry_after_seconds
 from sinks.scripting.child import FRAME as _FRAME
 from sinks.scripting.child import HARD_KILL as _HARD_KILL
 from sinks.scripting.engine import (
@@ -53,9 +61,10 @@ class TaskBudget:
 class SandboxBusy(Exception):
     """The company holds its share of sandbox workers (or every worker is busy) past the queue wait."""
 
-    def __init__(self, message: str, retry_after: int = 1) -> None:
+    def __init__(self, message: str, retry_after: int = 1, *, over_cpu: bool = False) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.over_cpu = over_cpu  # past the company's CPU allowance, rather than its share of workers
 
 
 class TaskBudgetExceeded(Exception):
@@ -101,7 +110,7 @@ class _Worker:
         self._out = self.proc.stdout.fileno()
         self._poll.register(self._out, select.POLLIN)
         try:
-            self._read_frame(time.monotonic() + 30.0)
+            self.start_cpu_ms = float(self._read_frame(time.monotonic() + 30.0).get("cpuMs") or 0.0)
         except (TimeoutError, _WorkerGone, ValueError):
             self.kill()
             raise ScriptRuntimeError("The script sandbox could not be started.") from None
@@ -174,8 +183,12 @@ class ScriptWorkerPool:
         per_tenant: int | None = None,
         queue_seconds: float = 0.25,
         niceness: int = 0,
+        cpu_share: float = 0.0,
+        cpu_burst_ms: int = 2000,
     ) -> None:
         self.max_workers = max_workers or max(2, os.cpu_count() or 1)
+        # cpu_share of every core, in CPU milliseconds per second; 0 turns the allowance off.
+        self.allowance = CpuAllowance(cpu_share * (os.cpu_count() or 1) * 1000, cpu_burst_ms)
         self.per_tenant = max(1, min(per_tenant or self.max_workers, self.max_workers))
         self.queue_seconds = queue_seconds
         self._niceness = niceness
@@ -197,6 +210,15 @@ class ScriptWorkerPool:
         key = tenant or ""
         deadline = time.monotonic() + self.queue_seconds
         with self._turns:
+            while tenant is not None and (wait := self.allowance.wait_seconds(key, time.monotonic())) > 0:
+                if time.monotonic() + wait > deadline:
+                    raise SandboxBusy(
+                        "This company's scripts and transforms have used their share of the sandbox's CPU; "
+                        "retry shortly.",
+                        retry_after_seconds(wait),
+                        over_cpu=True,
+                    )
+                self._turns.wait(wait)
             while self._busy >= self.max_workers or (
                 tenant is not None and self._by_tenant.get(key, 0) >= self.per_tenant
             ):
@@ -233,9 +255,10 @@ class ScriptWorkerPool:
         frame = _FRAME.pack(len(body)) + body
         runs = _MAX_DIGEST_ROUNDS + 1
         budget_s = (limits.wall_ms + 4 * runs * limits.time_ms) / 1000 + len(body) / 5e6
+        hard_ms = runs * limits.time_ms * 1.5 + 300  # the worker's own hard stop (child.py)
         with self._slot(tenant):
             try:
-                response = self._call(frame, budget_s)
+                response = self._call(frame, budget_s, tenant, hard_ms)
             except _OverBudget:
                 raise ScriptTimeoutError("Script did not finish in time and was stopped.") from None
             except _Crashed:
@@ -259,7 +282,9 @@ class ScriptWorkerPool:
         frame = _FRAME.pack(len(body)) + body
         with self._slot(tenant):
             try:
-                response = self._call(frame, budget.wall_ms / 1000 + len(body) / 5e6)
+                response = self._call(
+                    frame, budget.wall_ms / 1000 + len(body) / 5e6, tenant, 2 * budget.cpu_ms + 200
+                )
             except (_OverBudget, ScriptTimeoutError):
                 raise TaskBudgetExceeded(f"stopped after its budget of {budget.cpu_ms} ms") from None
             except (_Crashed, ScriptRuntimeError):
@@ -270,26 +295,41 @@ class ScriptWorkerPool:
             raise TaskBudgetExceeded(f"stopped after its budget of {budget.cpu_ms} ms")
         raise TaskFailed(str(response.get("message") or "the task failed"))
 
-    def _call(self, frame: bytes, budget_s: float) -> dict[str, Any]:
-        for attempt in range(2):
-            worker = self._checkout()
-            try:
-                response = worker.call(frame, time.monotonic() + budget_s)
-            except _WorkerGone as gone:
-                over_budget = not gone.args[0] and worker.ended_over_budget()
-                worker.kill()
-                if attempt == 0 and gone.args[0]:
-                    continue  # it died while idle; the request never reached it
-                raise _OverBudget() if over_budget else _Crashed() from None
-            except TimeoutError:
-                worker.kill()
-                raise ScriptTimeoutError("Script did not finish in time and was stopped.") from None
-            except BaseException:
-                worker.kill()
-                raise
-            self._checkin(worker)
-            return response
-        raise ScriptRuntimeError("The script sandbox could not be started.")  # pragma: no cover
+    def _call(self, frame: bytes, budget_s: float, tenant: str | None, hard_ms: float) -> dict[str, Any]:
+        """One request on one worker; the CPU it cost goes to `tenant`'s allowance: what the worker reports,
+        or, when the call ended the worker, its hard budget (the time waited, if it crashed or missed the
+        deadline) plus what starting a worker costs."""
+        started = time.monotonic()
+        cost_ms = 0.0
+        try:
+            for attempt in range(2):
+                worker = self._checkout()
+                try:
+                    response = worker.call(frame, time.monotonic() + budget_s)
+                except _WorkerGone as gone:
+                    over_budget = not gone.args[0] and worker.ended_over_budget()
+                    worker.kill()
+                    if attempt == 0 and gone.args[0]:
+                        continue  # it died while idle; the request never reached it
+                    cost_ms = worker.start_cpu_ms + (
+                        hard_ms if over_budget else (time.monotonic() - started) * 1000
+                    )
+                    raise _OverBudget() if over_budget else _Crashed() from None
+                except TimeoutError:
+                    worker.kill()
+                    cost_ms = worker.start_cpu_ms + (time.monotonic() - started) * 1000
+                    raise ScriptTimeoutError("Script did not finish in time and was stopped.") from None
+                except BaseException:
+                    worker.kill()
+                    raise
+                self._checkin(worker)
+                cost_ms = float(response.get("cpuMs") or 0.0)
+                return response
+            raise ScriptRuntimeError("The script sandbox could not be started.")  # pragma: no cover
+        finally:
+            if tenant is not None and cost_ms > 0:
+                with self._turns:
+                    self.allowance.charge(tenant, cost_ms, time.monotonic())
 
     def _checkout(self) -> _Worker:
         with self._lock:
@@ -332,7 +372,15 @@ _default: tuple[int, ScriptWorkerPool] | None = None
 _default_options: dict[str, Any] = {}
 
 
-def configure_default_pool(*, max_workers: int, per_tenant: int, queue_seconds: float, niceness: int) -> None:
+def configure_default_pool(
+    *,
+    max_workers: int,
+    per_tenant: int,
+    queue_seconds: float,
+    niceness: int,
+    cpu_share: float = 0.0,
+    cpu_burst_ms: int = 2000,
+) -> None:
     """Size the process-wide pool from settings. A call with other options than the pool in use gives later
     callers a new pool; the old one finishes what it runs and its idle workers end with the process."""
     global _default
@@ -341,6 +389,8 @@ def configure_default_pool(*, max_workers: int, per_tenant: int, queue_seconds: 
         "per_tenant": per_tenant,
         "queue_seconds": queue_seconds,
         "niceness": niceness,
+        "cpu_share": cpu_share,
+        "cpu_burst_ms": cpu_burst_ms,
     }
     with _default_lock:
         if options != _default_options:

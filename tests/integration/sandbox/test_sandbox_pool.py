@@ -127,3 +127,28 @@ def test_the_worker_sees_no_service_environment_and_its_own_temp_dir(
 def test_unknown_tasks_are_refused(pool: ScriptWorkerPool) -> None:
     with pytest.raises(ValueError, match="unknown sandbox task"):
         pool.run_task("os.system", {}, tenant="acme")
+
+
+def test_a_company_that_keeps_running_to_its_limits_is_held_to_its_cpu_share() -> None:
+    """Holding one worker, a hostile company could still keep it busy for good with scripts that run to
+    their budget. Its CPU allowance (here a tenth of a core, 300 ms at once) runs out after a few such
+    scripts: its next calls are refused with the Retry-After the refill needs, the victim's run."""
+    own = ScriptWorkerPool(
+        max_workers=3,
+        per_tenant=2,
+        queue_seconds=0.2,
+        cpu_share=0.1 / (os.cpu_count() or 1),
+        cpu_burst_ms=300,
+    )
+    try:
+        spent = 0
+        with pytest.raises(SandboxBusy, match="share of the sandbox's CPU") as busy:  # noqa: PT012
+            for spent in range(1, 20):  # noqa: B007 - read after the loop; each run costs its 100 ms limit: the burst lasts three or four
+                with pytest.raises(ScriptTimeoutError):
+                    run_script("while(true){}", {}, pool=own, tenant="hostile")
+        assert 2 <= spent <= 6
+        assert busy.value.retry_after >= 1
+        assert run_validation("return true", {}, "", {}, pool=own, tenant="victim").valid
+        assert own.allowance.wait_seconds("victim", time.monotonic()) == 0.0
+    finally:
+        own.close()
