@@ -115,6 +115,9 @@ def _run(kind: str, payload: dict[str, Any], tenant: str, analysis: SqlAnalysis)
         if busy.over_cpu:
             message = "This company has used its share of the SQL analysis CPU; retry shortly"
             hint = "Send fewer or simpler queries; a query already analysed is answered from the cache"
+        elif busy.starved:
+            message = "The SQL analysis is short of CPU; retry shortly"
+            hint = "The service is busy; retry after the Retry-After interval"
         else:
             message = "Too many queries of this company are being analysed at once; retry shortly"
             hint = "Send fewer queries at once"

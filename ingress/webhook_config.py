@@ -15,6 +15,7 @@ from schemas.enums import AccessLevel
 from schemas.webhooks import WebhookConfig, WebhookResourceType
 from sinks.db import resources, tables
 from sinks.scripting.sandbox import ScriptError, compile_check
+from sinks.scripting.workers import SandboxBusy
 
 NAME_REQUIRED = "Webhook must have a name in the configuration"
 VALIDATION_ARGS = ("headers", "body", "queryParams")
@@ -34,6 +35,15 @@ def parse_config(raw: dict[str, Any]) -> WebhookConfig:
 
 
 def _script_problems(config: WebhookConfig) -> list[str]:
+    try:
+        return _check_scripts(config)
+    except (
+        SandboxBusy
+    ) as busy:  # the machine gave the checker no CPU in time: nothing is wrong with the script
+        raise ApiError(503, str(busy), headers={"Retry-After": str(busy.retry_after)}) from None
+
+
+def _check_scripts(config: WebhookConfig) -> list[str]:
     problems = []
     validation = config.validation_config
     if validation.validation_script:

@@ -61,10 +61,13 @@ class TaskBudget:
 class SandboxBusy(Exception):
     """The company holds its share of sandbox workers (or every worker is busy) past the queue wait."""
 
-    def __init__(self, message: str, retry_after: int = 1, *, over_cpu: bool = False) -> None:
+    def __init__(
+        self, message: str, retry_after: int = 1, *, over_cpu: bool = False, starved: bool = False
+    ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
         self.over_cpu = over_cpu  # past the company's CPU allowance, rather than its share of workers
+        self.starved = starved  # the machine gave the worker too little CPU to finish in time
 
 
 class TaskBudgetExceeded(Exception):
@@ -85,6 +88,12 @@ _BOOT = (
     f"import sys; sys.path.insert(0, {_SOURCE_ROOT!r}); "
     "from sinks.scripting.child import worker_main; worker_main()"
 )
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+# A worker that missed its wall-clock deadline having used less than this share of its CPU budget was starved
+# of CPU (a saturated machine, or the idle scheduling class), not over budget: the caller may retry.
+_STARVED_SHARE = 0.5
 
 
 class _WorkerGone(Exception):
@@ -144,6 +153,15 @@ class _Worker:
             chunks.append(chunk)
             size -= len(chunk)
         return b"".join(chunks)
+
+    def cpu_ms(self) -> float | None:
+        """CPU the worker has used so far (Linux's /proc; None where it cannot be read)."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat", "rb") as stat:
+                fields = stat.read().rpartition(b")")[2].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) * 1000 / _CLOCK_TICKS
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -304,6 +322,7 @@ class ScriptWorkerPool:
         try:
             for attempt in range(2):
                 worker = self._checkout()
+                cpu_before = worker.cpu_ms()
                 try:
                     response = worker.call(frame, time.monotonic() + budget_s)
                 except _WorkerGone as gone:
@@ -316,8 +335,16 @@ class ScriptWorkerPool:
                     )
                     raise _OverBudget() if over_budget else _Crashed() from None
                 except TimeoutError:
+                    cpu_after = worker.cpu_ms()
                     worker.kill()
-                    cost_ms = worker.start_cpu_ms + (time.monotonic() - started) * 1000
+                    if cpu_before is None or cpu_after is None:
+                        cost_ms = worker.start_cpu_ms + (time.monotonic() - started) * 1000
+                        raise ScriptTimeoutError("Script did not finish in time and was stopped.") from None
+                    cost_ms = worker.start_cpu_ms + cpu_after - cpu_before
+                    if cpu_after - cpu_before < _STARVED_SHARE * hard_ms:
+                        raise SandboxBusy(
+                            "The script sandbox is short of CPU; retry shortly.", starved=True
+                        ) from None
                     raise ScriptTimeoutError("Script did not finish in time and was stopped.") from None
                 except BaseException:
                     worker.kill()

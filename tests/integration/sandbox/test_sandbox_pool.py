@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from sinks.scripting.engine import ScriptLimits
 from sinks.scripting.sandbox import (
     ScriptError,
     ScriptRuntimeError,
@@ -152,3 +154,44 @@ def test_a_company_that_keeps_running_to_its_limits_is_held_to_its_cpu_share() -
         assert own.allowance.wait_seconds("victim", time.monotonic()) == 0.0
     finally:
         own.close()
+
+
+def test_a_worker_starved_of_cpu_is_busy_not_over_budget() -> None:
+    """A worker that misses its deadline without having used its CPU budget was starved (a saturated
+    machine, the idle scheduling class), not stopped for running too long: the caller is told to retry, and
+    the company pays only the CPU the worker used. A stopped worker stands in for a starved one."""
+    own = ScriptWorkerPool(max_workers=1, per_tenant=1, cpu_share=0.5, cpu_burst_ms=1000)
+    try:
+        assert run_validation("return true", {}, "", {}, pool=own, tenant="acme").valid
+        (worker,) = own._idle
+        os.kill(worker.proc.pid, signal.SIGSTOP)
+        limits = ScriptLimits(time_ms=20, wall_ms=200)
+        with pytest.raises(SandboxBusy, match="short of CPU") as busy:
+            run_validation("return true", {}, "", {}, limits=limits, pool=own, tenant="acme")
+        assert busy.value.starved and not busy.value.over_cpu
+        assert not worker.alive()
+        assert own.allowance.wait_seconds("acme", time.monotonic()) == 0.0  # charged its start, not the wait
+        assert run_validation("return true", {}, "", {}, pool=own, tenant="acme").valid
+    finally:
+        own.close()
+
+
+@pytest.mark.parametrize("niceness", [0, 10, 19])
+def test_workers_run_at_the_sandbox_priority(niceness: int) -> None:
+    """Workers take SVC_SANDBOX_NICENESS (10 by default) relative to the service; at 19 they also join the
+    idle scheduling class, so tenant code runs only on CPU the service leaves idle."""
+    own = ScriptWorkerPool(max_workers=1, niceness=niceness)
+    try:
+        assert run_validation("return true", {}, "", {}, pool=own, tenant="acme").valid
+        (worker,) = own._idle
+        assert os.getpriority(os.PRIO_PROCESS, worker.proc.pid) == min(19, os.nice(0) + niceness)
+        idle = os.sched_getscheduler(worker.proc.pid) == os.SCHED_IDLE
+        assert idle == (niceness == 19)
+    finally:
+        own.close()
+
+
+def test_the_default_sandbox_priority_is_niceness_10() -> None:
+    from schemas.settings import Settings
+
+    assert Settings().sandbox_niceness == 10
