@@ -41,6 +41,9 @@ test-unit: install-dev ## pure logic only: no broker, no subprocess, no server (
 test-integration: install-dev ## the tests with a real broker, DB, warehouse and HTTP (integration, e2e)
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile tests/integration tests/e2e $(PYTEST_ARGS)
 
+test-pg: install-dev ## the integration and e2e tiers again, on a real PostgreSQL 18 (a database per test)
+	SVC_TEST_DATABASE=postgresql $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile tests/integration tests/e2e $(PYTEST_ARGS)
+
 coverage: install-dev ## the whole suite with line coverage of the service's packages
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --cov=svc --cov=schemas --cov=core --cov=ingress \
 		--cov=streams --cov=sinks --cov-report=term:skip-covered $(PYTEST_ARGS)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from alembic import command
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 
 from schemas.column_types import ColumnDef, parse_column_type
 from schemas.settings import Settings
@@ -142,6 +142,5 @@ def test_downgrade_waits_for_the_arrow_appends(db: Db, settings: Settings) -> No
     with db.sessions.begin() as session:
         tables.mark_committed(session, ["e" * 32], NOW)
     command.downgrade(config, "0007")
-    with db.engine.connect() as connection:
-        names = [row[1] for row in connection.execute(text("PRAGMA table_info(table_writes)"))]
+    names = [column["name"] for column in inspect(db.engine).get_columns("table_writes")]
     assert "payload_rows" not in names and "payload_json" in names
