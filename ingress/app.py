@@ -133,6 +133,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(scheduled_events.router)
     app.include_router(intake.router)
     app.add_middleware(TriggerFastPath, services=lambda: app.state.services)
+    app.add_middleware(errors.DatabaseOutage)  # around the fast path, which FastAPI's handlers never see
     app.add_middleware(
         EdgeMiddleware,
         max_body_bytes=settings.max_request_bytes,

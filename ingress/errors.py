@@ -1,19 +1,36 @@
-"""Errors in the spec's shared format: a JSON body with ``errors`` (array of strings)."""
+"""Errors in the spec's shared format: a JSON body with ``errors`` (array of strings).
+
+While the metadata database cannot be reached, a call that needs it answers 503 with ``Retry-After`` in its
+area's format (the trigger's ``ExecuteWebhookResponse``, analytics' ``errorCode``, ``errors`` and ``hint``,
+``errors`` elsewhere), never a 500, and logs at most one line a second saying so.
+"""
 
 from __future__ import annotations
 
 import logging
+import sqlite3
+import threading
+import time
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
+from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from schemas.deliveries import ExecuteWebhookResponse
+from sinks.db.availability import DatabaseUnreachable, describe, unreachable
 from sinks.exceptions import BrokerUnavailable
 
 log = logging.getLogger(__name__)
+DATABASE_RETRY_AFTER_SECONDS = 2
+DATABASE_UNAVAILABLE = "The service's database is unavailable; retry after the time in Retry-After"
+# Paths whose errors have their own shape (ingress/routes/webhook_trigger.py, ingress/analytics_errors.py).
+_TRIGGER_PATH = "/clients/custom-webhooks"
+_ANALYTICS_PREFIX = "/clients/svcdb/analytics/"
 
 
 class ApiError(Exception):
@@ -61,6 +78,83 @@ def messages_of(exc: RequestValidationError | ValidationError, *, prefix: str = 
     return messages or ["Invalid request"]
 
 
+def database_unavailable(exc: BaseException) -> bool:
+    """The request failed because the metadata database did not answer: a 503 to retry, not a 500."""
+    return isinstance(exc, OperationalError | InterfaceError) or unreachable(exc)
+
+
+def unavailable_response(path: str) -> JSONResponse:
+    headers = {"Retry-After": str(DATABASE_RETRY_AFTER_SECONDS)}
+    body: dict[str, Any]
+    if path == _TRIGGER_PATH:
+        answer = ExecuteWebhookResponse(
+            success=False, message=DATABASE_UNAVAILABLE, errors=[DATABASE_UNAVAILABLE]
+        )
+        body = answer.model_dump(by_alias=True)
+    elif path.startswith(_ANALYTICS_PREFIX):
+        hint = f"Retry in {DATABASE_RETRY_AFTER_SECONDS} seconds"
+        body = {"errorCode": "UNAVAILABLE", "errors": [DATABASE_UNAVAILABLE], "hint": hint}
+    else:
+        body = {"errors": [DATABASE_UNAVAILABLE]}
+    return JSONResponse(body, status_code=503, headers=headers)
+
+
+class _OutageLog:
+    """One line a second at most while the refusals last: an outage under load is thousands a second."""
+
+    def __init__(self, every_seconds: float = 1.0) -> None:
+        self._every = every_seconds
+        self._lock = threading.Lock()
+        self._last = float("-inf")
+        self._unlogged = 0
+
+    def refused(self, path: str, exc: BaseException) -> None:
+        with self._lock:
+            moment = time.monotonic()
+            if moment - self._last < self._every:
+                self._unlogged += 1
+                return
+            self._last, also, self._unlogged = moment, self._unlogged, 0
+        log.warning(
+            "metadata database unavailable; answered 503",
+            extra={"path": path, "error": describe(exc), "also_refused": also},
+        )
+
+
+_outage_log = _OutageLog()
+
+
+def database_outage_response(path: str, exc: BaseException) -> JSONResponse:
+    _outage_log.refused(path, exc)
+    return unavailable_response(path)
+
+
+class DatabaseOutage:
+    """The 503 for what FastAPI's exception handlers never see: the trigger's fast path
+    (``ingress/trigger_fast_path.py``) sits in front of FastAPI."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception as exc:
+            if started or not database_unavailable(exc):
+                raise
+            await database_outage_response(scope["path"], exc)(scope, receive, send)
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
@@ -75,6 +169,14 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         return error_response(exc.status_code, [str(exc.detail)], dict(exc.headers or {}))
+
+    async def _database(request: Request, exc: Exception) -> JSONResponse:
+        if not database_unavailable(exc):
+            raise exc  # a real error: the edge's last-resort 500
+        return database_outage_response(request.url.path, exc)
+
+    for kind in (SQLAlchemyError, DatabaseUnreachable, sqlite3.OperationalError):
+        app.add_exception_handler(kind, _database)
 
     @app.exception_handler(BrokerUnavailable)
     async def _broker(_request: Request, exc: BrokerUnavailable) -> JSONResponse:

@@ -5,6 +5,10 @@ A stream event is kept short (Faust's rebalance waits for it): the batch is clai
 PROCESSING, compare-and-set) and the handler calls go to a bounded pool of tasks, so a slow handler never
 holds a partition. A worker that dies leaves PROCESSING entries; the reconciler fails those attempts after
 their timeout and queues the next attempt.
+
+While the metadata database is unreachable the agent and the timers wait for it (``streams/runtime.py``):
+the claim, the handler lookup and the outcome are tried again until the database answers, so an attempt is
+neither dropped nor run twice because of an outage.
 """
 
 from __future__ import annotations
@@ -24,9 +28,10 @@ from schemas.records import UnknownRecord, decode
 from schemas.settings import Settings
 from schemas.topics import WEBHOOK_DELIVERIES
 from sinks.db import deliveries
+from sinks.db.availability import describe, unreachable
 from sinks.db.deliveries import Attempt, Finish
 from streams.app import raw_topic
-from streams.runtime import HandlerRuntime
+from streams.runtime import HandlerRuntime, survive_outage
 
 log = logging.getLogger(__name__)
 LOST_WORKER = "The worker running this attempt stopped before it finished"
@@ -74,7 +79,18 @@ class DeliveryRuntime(HandlerRuntime):
             chunk = tasks[first : first + size]
             for _ in chunk:
                 await self.slots.acquire()  # back-pressure: the stream waits while the pool is full
-            attempts = await self.committer.run(partial(deliveries.claim, tasks=chunk, now=now()))
+            try:
+                # Waits out an unreachable database (the committer runs the claim again).
+                attempts = await self.committer.run(partial(deliveries.claim, tasks=chunk, now=now()))
+            except Exception as exc:
+                for _ in chunk:
+                    self.slots.release()
+                if not unreachable(exc):
+                    raise
+                # Stopping while the database is away: the entries stay QUEUED and the reconciler sends
+                # them again.
+                log.warning("deliveries left unclaimed", extra={"count": len(chunk), "error": describe(exc)})
+                return
             for _ in range(len(chunk) - len(attempts)):
                 self.slots.release()
             for attempt in attempts:
@@ -130,7 +146,9 @@ class DeliveryRuntime(HandlerRuntime):
         if kind == "SVCDB":
             return await self._svcdb(task, request.get("svcDbConfig") or {}, config)
         resource_id = str(execution.get("resourceId"))
-        handler = await self.cached_handler(task.company_id, resource_id)
+        handler = await self.until_db(
+            partial(self.cached_handler, task.company_id, resource_id), "handler lookup"
+        )
         if handler is None or handler.type != kind:
             return HandlerOutcome(ok=False, error=f"Handler {kind} {resource_id} not found", retryable=False)
         timeout = float((config.get("executionSettings") or {}).get("timeoutSeconds", 300))
@@ -141,13 +159,16 @@ class DeliveryRuntime(HandlerRuntime):
     ) -> HandlerOutcome:
         table_id = str(operation.get("targetTableId"))
         timeout = float((config.get("executionSettings") or {}).get("timeoutSeconds", 300))
-        outcome = await self.svcdb.run(
+        # Safe to repeat: the execution id is the write's idempotency key.
+        run = partial(
+            self.svcdb.run,
             company_id=task.company_id,
             table_id=table_id,
             write_id=task.execution_id,
             operation=operation,
             limit_seconds=timeout,
         )
+        outcome = await self.until_db(run, "svcdb operation")
         if outcome is None:
             return HandlerOutcome(ok=False, error=f"Target table {table_id} not found", retryable=False)
         return outcome
@@ -194,8 +215,11 @@ class DeliveryRuntime(HandlerRuntime):
             log.warning("re-dispatching queued deliveries nobody took", extra={"count": len(lost)})
             await self.dispatch(lost)
         grace = timedelta(seconds=settings.processing_grace_seconds)
+        # Time spent waiting for the database does not count: an attempt that waited out an outage to look
+        # up its handler or record its outcome is late, not lost, and failing it would run it twice.
+        judged = moment - timedelta(seconds=self.outages.lag())
         abandoned = await self.committer.run(
-            lambda session: deliveries.abandoned(session, moment, grace, 500)
+            lambda session: deliveries.abandoned(session, judged, grace, 500)
         )
         for task, max_retries in abandoned:
             retry = moment if task.attempt_number <= max_retries else None
@@ -226,8 +250,8 @@ def register(app: faust.App, settings: Settings) -> None:
 
     @app.timer(interval=0.5, on_leader=True)  # type: ignore[untyped-decorator]
     async def dispatch_due_attempts() -> None:
-        await runtime.dispatch_due()
+        await survive_outage(runtime.dispatch_due, "dispatch due attempts")
 
     @app.timer(interval=settings.reconcile_interval_seconds, on_leader=True)  # type: ignore[untyped-decorator]
     async def reconcile_deliveries() -> None:
-        await runtime.reconcile()
+        await survive_outage(runtime.reconcile, "reconcile deliveries")

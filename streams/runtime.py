@@ -1,17 +1,26 @@
 """What a worker area that runs handlers needs, started and stopped with the Faust app: a DB engine with a
-group committer, the process's producer, the handler invoker and the svcdb queue, and the tasks in flight."""
+group committer, the process's producer, the handler invoker and the svcdb queue, and the tasks in flight.
+
+While the metadata database cannot be reached the workers wait for it rather than fail: the group committer
+runs a batch again, pausing longer each time (``sinks.db.availability.Backoff``), and ``until_db`` does the
+same for the reads an area makes outside it. An error raised by either while the worker stops, or any other
+error, is raised as before.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
+from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import mode
 
 from schemas.settings import Settings
 from sinks.db import resources
+from sinks.db.availability import Backoff, OutageClock, describe, unreachable
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.group_commit import GroupCommitter
 from sinks.db.models import HandlerResource
@@ -19,10 +28,32 @@ from sinks.handlers import HandlerInvoker
 from sinks.kafka import Publisher
 from sinks.svcdb_queue import SvcDbQueue
 
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+# Failures in a row between two log lines while a read waits for the database.
+_LOG_EVERY = 20
+# How long after an outage the sweeps still allow for it: more than any piece of work runs (a handler's
+# timeoutSeconds is at most 900 s).
+OUTAGE_HORIZON_SECONDS = 3600.0
+
 # A handler's registration (endpoint, type) is read at most this often per worker: a change applies to the
 # deliveries that start after it, within this time.
 HANDLER_CACHE_SECONDS = 1.0
 _HANDLER_CACHE_SIZE = 10_000
+
+
+async def survive_outage(call: Callable[[], Awaitable[None]], what: str) -> None:
+    """For a timer's round: an unreachable database ends the round (the next one tries again) instead of
+    crashing the Faust app, which would end the worker process."""
+    try:
+        await call()
+    except Exception as exc:
+        if not unreachable(exc):
+            raise
+        log.warning(
+            "metadata database unreachable; the next round tries again",
+            extra={"work": what, "error": describe(exc)},
+        )
 
 
 class WorkerRuntime(mode.Service):
@@ -34,7 +65,9 @@ class WorkerRuntime(mode.Service):
         self.settings = settings
         self.engine = make_engine(settings.resolved_database_url)
         self.sessions = make_sessions(self.engine)
-        self.committer = GroupCommitter(self.sessions, name=name)
+        self.backoff = Backoff()
+        self.outages = OutageClock(margin=self.backoff.longest + 1.0, horizon=OUTAGE_HORIZON_SECONDS)
+        self.committer = GroupCommitter(self.sessions, name=name, retry=self.backoff, outages=self.outages)
         self.publisher = Publisher.shared(settings)
         self.running: set[asyncio.Task[None]] = set()
         self.ready = asyncio.Event()
@@ -51,6 +84,30 @@ class WorkerRuntime(mode.Service):
         await self.publisher.stop()
         self.committer.stop()
         self.engine.dispose()
+
+    async def until_db(self, call: Callable[[], Awaitable[T]], what: str) -> T:
+        """``call()``, made again after a pause while it finds the metadata database unreachable; its error
+        once the worker is stopping. ``call`` must be safe to repeat (a read, or idempotent work)."""
+        failures = 0
+        while True:
+            try:
+                result = await call()
+            except Exception as exc:
+                if not unreachable(exc) or self.should_stop:
+                    raise
+                failures += 1
+                self.outages.failed()
+                if failures == 1 or failures % _LOG_EVERY == 0:
+                    log.warning(
+                        "metadata database unreachable; waiting to try again",
+                        extra={"work": what, "error": describe(exc), "failures": failures},
+                    )
+                await self.sleep(self.backoff.pause(failures))
+                continue
+            if failures:
+                self.outages.answered()
+                log.info("metadata database answers again", extra={"work": what, "failures": failures})
+            return result
 
 
 class HandlerRuntime(WorkerRuntime):

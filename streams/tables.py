@@ -36,6 +36,7 @@ from sinks.iceberg.convert import from_ipc, rows_to_arrow
 from sinks.iceberg.masking import Masker
 from sinks.kafka import Publisher
 from streams.app import raw_topic
+from streams.runtime import survive_outage
 
 log = logging.getLogger(__name__)
 MAX_PENDING_COMMITS = 64
@@ -201,4 +202,4 @@ def register(app: faust.App, settings: Settings) -> None:
 
     @app.timer(interval=settings.reconcile_interval_seconds, on_leader=True)  # type: ignore[untyped-decorator]
     async def sweep_table_writes() -> None:
-        await table_writer.sweep()
+        await survive_outage(table_writer.sweep, "sweep table writes")

@@ -12,6 +12,19 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from sinks.db.write_lock import BUSY_TIMEOUT_MS
 
+# A server that does not answer (host down, network cut) costs a caller at most connect_timeout seconds per
+# connection attempt, and a connection whose server vanished is found dead by TCP keepalives within about
+# 25 s instead of the kernel's minutes: callers get their 503, and workers their retry, instead of hanging.
+# (libpq ignores the keepalives on a unix socket, where a vanished server is seen at once.) The URL's own
+# values win.
+_POSTGRES_CONNECT_ARGS = {
+    "connect_timeout": 5,
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+}
+
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
@@ -32,12 +45,22 @@ def make_engine(url: str) -> Engine:
         # call would open a connection (and run the pragmas) and close it again.
         pooling = {"pool_size": 40, "max_overflow": 40} if in_file else {}
         connect_args = {"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000}
-        engine = create_engine(url, connect_args=connect_args, **pooling)
+        # hide_parameters: an error message never carries a statement's values (payloads, digests) to a log.
+        engine = create_engine(url, connect_args=connect_args, hide_parameters=True, **pooling)
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    given = make_url(url).query
+    connect_args = {name: value for name, value in _POSTGRES_CONNECT_ARGS.items() if name not in given}
+    return create_engine(
+        url,
+        pool_pre_ping=True,
+        pool_size=10,
+        max_overflow=20,
+        connect_args=connect_args,
+        hide_parameters=True,
+    )
 
 
 def make_sessions(engine: Engine) -> sessionmaker[Session]:

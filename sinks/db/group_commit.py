@@ -10,6 +10,15 @@ batch writes, and waiting for the lock in short steps keeps a batch out of SQLit
 The futures of the coroutines a batch served are settled by one callback per event loop, not one
 thread-safe call each: every such call wakes the loop through its self-pipe (a system call), which at a
 thousand deliveries a second cost the worker 5% of its CPU.
+
+A batch that finds the database unreachable (:mod:`sinks.db.availability`) is not replayed item by item:
+every item would wait for its own failed connection. Without ``retry`` (the ingress) every caller of the
+batch gets the error at once, and for ``fail_fast_seconds`` afterwards so does every batch, untried: while
+the database does not answer, a queue of callers each waiting out a connection timeout would grow without
+bound. With ``retry`` (the workers) the batch waits and runs again, pausing longer each time, until the
+database answers or the committer stops. Running a batch again is as safe as the replays are: units of
+work touch only the database, and those of the workers are compare-and-set, so a batch whose commit went
+through unseen finds its work done.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ import contextlib
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -26,11 +36,21 @@ from typing import Any, TypeVar
 from sqlalchemy.orm import Session, sessionmaker
 
 from sinks.db import write_lock
+from sinks.db.availability import (
+    Backoff,
+    DatabaseUnreachable,
+    OutageClock,
+    contention,
+    describe,
+    unreachable,
+)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 Work = Callable[[Session], Any]
 _STOP = object()
+# Failures in a row between two log lines while a worker's batch waits for the database.
+_LOG_EVERY = 20
 
 
 @dataclass(frozen=True)
@@ -47,12 +67,25 @@ Outcome = tuple[_Waiter, bool, Any]
 
 class GroupCommitter:
     def __init__(
-        self, sessions: sessionmaker[Session], *, max_batch: int = 256, name: str = "group-commit"
+        self,
+        sessions: sessionmaker[Session],
+        *,
+        max_batch: int = 256,
+        name: str = "group-commit",
+        retry: Backoff | None = None,
+        fail_fast_seconds: float = 1.0,
+        outages: OutageClock | None = None,
     ) -> None:
         self._sessions = sessions
         self._max_batch = max_batch
+        self._name = name
+        self._retry = retry
+        self._fail_fast_seconds = fail_fast_seconds
+        self._outages = outages
+        self._down_until = 0.0  # monotonic time before which batches fail untried (without retry)
         self._queue: queue.Queue[object] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._stopping = threading.Event()
         self._started = False
 
     def start(self) -> None:
@@ -61,8 +94,9 @@ class GroupCommitter:
             self._thread.start()
 
     def stop(self) -> None:
-        """Finish everything already submitted, then stop."""
+        """Finish everything already submitted, then stop; a batch waiting for the database fails."""
         if self._started:
+            self._stopping.set()
             self._queue.put(_STOP)
             self._thread.join()
             self._started = False
@@ -91,24 +125,68 @@ class GroupCommitter:
                     stopping = True
                     break
                 batch.append(item)
-            _settle(self._commit(batch))  # type: ignore[arg-type]
+            work: list[tuple[Work, _Waiter]] = batch  # type: ignore[assignment]
+            try:
+                outcomes = self._commit(work)
+            except Exception as exc:  # a dead thread would leave every later caller waiting forever
+                log.exception("group commit failed", extra={"committer": self._name})
+                outcomes = [(waiter, False, exc) for _work, waiter in work]
+            _settle(outcomes)
 
     def _commit(self, batch: list[tuple[Work, _Waiter]]) -> list[Outcome]:
-        try:
-            with self._sessions.begin() as session:
-                write_lock.take(session)
-                results = [work(session) for work, _waiter in batch]
-        except write_lock.WriteLockTimeout as exc:
-            # No item ran: replaying them one by one would wait the whole timeout again for each.
-            log.warning("write lock not taken", extra={"error": str(exc), "items": len(batch)})
-            return [(waiter, False, exc) for _work, waiter in batch]
-        except Exception as exc:
-            if len(batch) == 1:
-                log.warning("unit of work failed", extra={"error": type(exc).__name__})
-                return [(batch[0][1], False, exc)]
-            # Work items touch only the DB, so replaying them one by one is safe.
-            return [outcome for item in batch for outcome in self._commit([item])]
+        failures = 0
+        while True:
+            try:
+                outcomes = self._commit_once(batch)
+            except Exception as exc:
+                if not unreachable(exc):
+                    return self._replay(batch, exc)
+                failures += 1
+                if self._outages is not None and not contention(exc):
+                    self._outages.failed()
+                if not self._wait_to_retry(exc, failures, len(batch)):
+                    return [(waiter, False, exc) for _work, waiter in batch]
+                continue
+            if failures:
+                if self._outages is not None:
+                    self._outages.answered()
+                log.info(
+                    "metadata database answers again", extra={"committer": self._name, "failures": failures}
+                )
+            return outcomes
+
+    def _commit_once(self, batch: list[tuple[Work, _Waiter]]) -> list[Outcome]:
+        if self._retry is None and time.monotonic() < self._down_until:
+            raise DatabaseUnreachable("the metadata database was unreachable a moment ago")
+        with self._sessions.begin() as session:
+            write_lock.take(session)
+            results = [work(session) for work, _waiter in batch]
         return [(waiter, True, result) for (_work, waiter), result in zip(batch, results, strict=True)]
+
+    def _replay(self, batch: list[tuple[Work, _Waiter]], exc: Exception) -> list[Outcome]:
+        if len(batch) == 1:
+            log.warning("unit of work failed", extra={"error": type(exc).__name__})
+            return [(batch[0][1], False, exc)]
+        # Work items touch only the DB, so replaying them one by one is safe.
+        return [outcome for item in batch for outcome in self._commit([item])]
+
+    def _wait_to_retry(self, exc: Exception, failures: int, items: int) -> bool:
+        """After the batch found the database unreachable: True once it is time to try again, False when
+        the batch fails now (no retry, or the committer is stopping). Its transaction did not commit, or
+        its commit went unconfirmed (then running it again finds its work done)."""
+        if isinstance(exc, DatabaseUnreachable):  # failed untried: said once already
+            return False
+        busy = contention(exc)  # SQLite's write lock stayed taken: the database is there
+        what = "write lock not taken" if busy else "metadata database unreachable"
+        extra = {"committer": self._name, "error": describe(exc), "items": items, "failures": failures}
+        if self._retry is None or self._stopping.is_set():
+            if not busy:  # the lock is per batch: the next batch waits for it afresh
+                self._down_until = time.monotonic() + self._fail_fast_seconds
+            log.warning(f"{what}; batch failed", extra=extra)
+            return False
+        if failures == 1 or failures % _LOG_EVERY == 0:
+            log.warning(f"{what}; batch waits to run again", extra=extra)
+        return not self._stopping.wait(self._retry.pause(failures))
 
 
 def _settle(outcomes: list[Outcome]) -> None:
