@@ -48,6 +48,9 @@ class Settings(BaseSettings):
     upload_link_seconds: int = Field(900, ge=1, le=7 * 24 * 3600)
     upload_max_part_bytes: int = Field(5 * 1024**3, ge=5 * 1024 * 1024)
 
+    # S3 buckets at start-up: `svc up` creates the warehouse's and the object store's buckets when missing.
+    s3_create_buckets: bool = True
+
     topic_prefix: str = "svc."
     topic_partitions: int = Field(4, ge=1, le=1024)
     # The webhook delivery topic carries the highest rates: more partitions keep each one short, and the
@@ -119,6 +122,11 @@ class Settings(BaseSettings):
     # this CPU budget (ingress/query_planning.py); false analyses it in the ingress process, unbounded.
     sql_analysis_in_sandbox: bool = True
     sql_analysis_cpu_ms: int = Field(2000, ge=50, le=60_000)
+
+    # Process counts of `svc up` (svc/supervisor.py). Unset: 1 each on SQLite (one writer at a time, so more
+    # is refused at start) and the machine's core count on PostgreSQL.
+    ingress_processes: int | None = Field(None, ge=1, le=256)
+    worker_processes: int | None = Field(None, ge=1, le=256)
 
     @model_validator(mode="after")
     def _refuse_default_secret(self) -> Settings:

@@ -40,8 +40,10 @@ from sinks.db.jobs import Outcome
 from sinks.db.models import Job
 from sinks.duckdb_engine import s3_access_for
 from sinks.iceberg import catalog as iceberg
+from sinks.iceberg.exceptions import StorageUnavailable
 from sinks.iceberg.masking import Masker
 from sinks.iceberg.read_cache import TableReads
+from sinks.iceberg.storage import table_storage
 from sinks.job_results import Written, delete_result, describe_columns, result_key, write_batches
 from sinks.loads.exceptions import LoadFileError, LoadMappingError
 from sinks.loads.job import LoadResult, LoadStopped, load_sources
@@ -289,6 +291,13 @@ class AnalyticsRuntime(WorkerRuntime):
                 error_message=str(exc),
                 error_hint="Nothing was loaded; name the file columns in columnMapping",
             )
+        except StorageUnavailable as exc:
+            return Outcome(
+                JobState.FAILED,
+                error_code="STORAGE_UNAVAILABLE",
+                error_message=str(exc),
+                error_hint="Nothing was loaded; load again once the storage is reachable",
+            )
         notes = json.loads(job.notes_json) if job.notes_json else []
         for uri, names in result.unused_columns.items():
             notes.append(f"{uri}: file columns not loaded (no table column): {', '.join(names)}")
@@ -304,10 +313,11 @@ class AnalyticsRuntime(WorkerRuntime):
 
     def _run_load(self, job: Job, plan: LoadPlan, stop: threading.Event) -> LoadResult:
 
-        handle = iceberg.load_table(self.catalog, job.company_id, job.table_id)
-        columns = iceberg.table_columns(handle)
-        encrypt = self.masker.encryptor(job.company_id)
-        return load_sources(self.store, handle, plan, job.id, columns, encrypt, stop)
+        with table_storage():
+            handle = iceberg.load_table(self.catalog, job.company_id, job.table_id)
+            columns = iceberg.table_columns(handle)
+            encrypt = self.masker.encryptor(job.company_id)
+            return load_sources(self.store, handle, plan, job.id, columns, encrypt, stop)
 
     def _metadata(self, company_id: str, plan: QueryPlan) -> dict[str, TableSource]:
         found: dict[str, TableSource] = {}

@@ -132,6 +132,9 @@ def claim_due(
             )
             .order_by(ScheduledEvent.next_fire_at)
             .limit(limit)
+            # PostgreSQL: of two schedulers overlapping in a rebalance, each takes events the other has not
+            # locked instead of queueing behind its locks (SQLite has one writer and renders no FOR UPDATE).
+            .with_for_update(skip_locked=True)
         )
     )
     claimed: list[tuple[ScheduledEvent, datetime]] = []

@@ -27,3 +27,8 @@ class CommitConflict(IcebergError):
 
 class MaskingError(IcebergError):
     """A masked value cannot be decrypted: tampered, truncated, or written for another company."""
+
+
+class StorageUnavailable(IcebergError):
+    """The table storage (an S3 service, or the warehouse's disk) failed a read or a write; nothing of the
+    write was committed, and trying again once the storage is back is safe."""

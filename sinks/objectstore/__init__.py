@@ -10,7 +10,9 @@ from pathlib import Path
 
 from schemas.settings import Settings
 from sinks.objectstore.base import MIN_PART_BYTES, ObjectStore, check_key
+from sinks.objectstore.buckets import ensure_buckets
 from sinks.objectstore.exceptions import (
+    BucketUnavailable,
     InvalidKey,
     InvalidPart,
     NoSuchKey,
@@ -21,6 +23,7 @@ from sinks.objectstore.exceptions import (
 
 __all__ = [
     "MIN_PART_BYTES",
+    "BucketUnavailable",
     "InvalidKey",
     "InvalidPart",
     "NoSuchKey",
@@ -29,6 +32,7 @@ __all__ = [
     "ObjectStoreError",
     "PartTooSmall",
     "check_key",
+    "ensure_buckets",
     "object_store",
 ]
 

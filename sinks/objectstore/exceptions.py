@@ -27,3 +27,7 @@ class InvalidPart(ObjectStoreError):
 
 class PartTooSmall(InvalidPart):
     """A part other than the last is under the 5 MiB minimum."""
+
+
+class BucketUnavailable(ObjectStoreError):
+    """A bucket of the service could not be checked or created: S3 unreachable, refused, or taken."""

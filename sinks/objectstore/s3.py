@@ -13,33 +13,45 @@ from urllib.parse import urlsplit
 import boto3
 import pyarrow.fs
 from botocore.config import Config
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
 from sinks.objectstore.base import ObjectStore, check_key, check_part_number, check_parts
-from sinks.objectstore.exceptions import InvalidPart, NoSuchKey, NoSuchUpload, PartTooSmall
+from sinks.objectstore.exceptions import BucketUnavailable, InvalidPart, NoSuchKey, NoSuchUpload, PartTooSmall
 
 _DELETE_BATCH = 1000
 _NOT_FOUND = {"404", "NoSuchKey", "NotFound"}
+_NO_BUCKET = {"404", "NoSuchBucket", "NotFound"}
+_NOT_OURS_TO_CHECK = {"403", "AccessDenied", "Forbidden"}
+# S3's default location: AWS refuses it when it is named as a LocationConstraint.
+_DEFAULT_REGION = "us-east-1"
 
 
 def _code(error: ClientError) -> str:
     return str(error.response.get("Error", {}).get("Code", ""))
 
 
+def s3_region() -> str:
+    """boto3 itself reads only AWS_DEFAULT_REGION; AWS_REGION is what the other AWS SDKs (and compose) set."""
+    return os.environ.get("AWS_REGION") or boto3.session.Session().region_name or "us-east-1"
+
+
+def s3_client(session: boto3.session.Session, endpoint: str | None) -> Any:
+    """A client of AWS S3, or of the S3-compatible service at ``endpoint`` with path-style URLs."""
+    config = Config(
+        signature_version="s3v4",
+        s3={"addressing_style": "path" if endpoint else "auto"},
+        retries={"max_attempts": 5, "mode": "standard"},
+    )
+    return session.client("s3", endpoint_url=endpoint, config=config)
+
+
 class S3ObjectStore(ObjectStore):
     def __init__(self, bucket: str, prefix: str, *, endpoint: str | None) -> None:
         super().__init__(bucket, prefix)
         self.endpoint = endpoint
-        # boto3 itself reads only AWS_DEFAULT_REGION; AWS_REGION is what the other AWS SDKs (and compose) set.
-        probe = boto3.session.Session()
-        self.region = os.environ.get("AWS_REGION") or probe.region_name or "us-east-1"
+        self.region = s3_region()
         self.session = boto3.session.Session(region_name=self.region)
-        config = Config(
-            signature_version="s3v4",
-            s3={"addressing_style": "path" if endpoint else "auto"},
-            retries={"max_attempts": 5, "mode": "standard"},
-        )
-        self.client: Any = self.session.client("s3", endpoint_url=endpoint, config=config)
+        self.client: Any = s3_client(self.session, endpoint)
 
     def put_bytes(self, key: str, data: bytes) -> None:
         self.client.put_object(Bucket=self.bucket, Key=self.object_key(key), Body=data)
@@ -210,3 +222,57 @@ def _raise_mapped(error: ClientError, upload_id: str) -> None:
         raise PartTooSmall("A part other than the last is under the 5 MiB minimum") from error
     if code in ("InvalidPart", "InvalidPartOrder"):
         raise InvalidPart("A part was not uploaded or its ETag does not match") from error
+
+
+def create_missing_buckets(names: list[str], endpoint: str | None) -> list[str]:
+    """Create each bucket of ``names`` that does not exist; answers the ones this call created."""
+    region = s3_region()
+    client = s3_client(boto3.session.Session(region_name=region), endpoint)
+    where = endpoint or "AWS S3"
+    return [
+        name
+        for name in names
+        if not _bucket_exists(client, name, where) and _create(client, name, region, where)
+    ]
+
+
+def _bucket_exists(client: Any, bucket: str, where: str) -> bool:
+    try:
+        client.head_bucket(Bucket=bucket)
+    except ClientError as error:
+        code = _code(error)
+        if code in _NO_BUCKET:
+            return False
+        if code in _NOT_OURS_TO_CHECK:
+            # A key limited to objects may not look at the bucket itself. The bucket exists either way (a
+            # missing one answers 404), and if it is not usable the first read or write says so.
+            return True
+        raise BucketUnavailable(f"S3 bucket {bucket} at {where} could not be checked: {code}") from error
+    except BotoCoreError as error:
+        raise BucketUnavailable(
+            f"S3 at {where} could not be reached to check bucket {bucket}: {error}"
+        ) from error
+    return True
+
+
+def _create(client: Any, bucket: str, region: str, where: str) -> bool:
+    """Whether this call created the bucket (False: another process made it a moment earlier)."""
+    location = (
+        {} if region == _DEFAULT_REGION else {"CreateBucketConfiguration": {"LocationConstraint": region}}
+    )
+    try:
+        client.create_bucket(Bucket=bucket, **location)
+    except ClientError as error:
+        code = _code(error)
+        if code == "BucketAlreadyOwnedByYou":
+            return False
+        if code == "BucketAlreadyExists":
+            raise BucketUnavailable(
+                f"S3 bucket {bucket} belongs to another account; choose another name"
+            ) from error
+        raise BucketUnavailable(f"S3 bucket {bucket} at {where} could not be created: {code}") from error
+    except BotoCoreError as error:
+        raise BucketUnavailable(
+            f"S3 at {where} could not be reached to create bucket {bucket}: {error}"
+        ) from error
+    return True
