@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.fixtures import postgres
+from tests.fixtures import backends, postgres
 
 pytest_plugins = [
     "tests.fixtures.broker",
@@ -16,7 +16,7 @@ pytest_plugins = [
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    return [f"metadata database: {postgres.description()}"]
+    return [backends.current().header(), f"metadata database: {postgres.description()}"]
 
 
 @pytest.fixture(autouse=True, scope="module")
