@@ -17,7 +17,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
-from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import DataError, InterfaceError, OperationalError, SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -81,6 +81,14 @@ def messages_of(exc: RequestValidationError | ValidationError, *, prefix: str = 
 def database_unavailable(exc: BaseException) -> bool:
     """The request failed because the metadata database did not answer: a 503 to retry, not a 500."""
     return isinstance(exc, OperationalError | InterfaceError) or unreachable(exc)
+
+
+NUL_REFUSED = "The request contains a NUL character, which no field accepts"
+
+
+def nul_in_text(exc: BaseException) -> bool:
+    """The database refused a value because it holds a NUL character (PostgreSQL's text types hold none)."""
+    return isinstance(exc, DataError) and "NUL (0x00)" in str(exc)
 
 
 def unavailable_response(path: str) -> JSONResponse:
@@ -150,6 +158,9 @@ class DatabaseOutage:
         try:
             await self.app(scope, receive, watched)
         except Exception as exc:
+            if not started and nul_in_text(exc):
+                await error_response(400, [NUL_REFUSED])(scope, receive, send)
+                return
             if started or not database_unavailable(exc):
                 raise
             await database_outage_response(scope["path"], exc)(scope, receive, send)
@@ -171,6 +182,8 @@ def install(app: FastAPI) -> None:
         return error_response(exc.status_code, [str(exc.detail)], dict(exc.headers or {}))
 
     async def _database(request: Request, exc: Exception) -> JSONResponse:
+        if nul_in_text(exc):  # no stored name or value holds a NUL: the input is bad, not the service
+            return error_response(400, [NUL_REFUSED])
         if not database_unavailable(exc):
             raise exc  # a real error: the edge's last-resort 500
         return database_outage_response(request.url.path, exc)

@@ -127,6 +127,8 @@ class Settings(BaseSettings):
     # is refused at start) and the machine's core count on PostgreSQL.
     ingress_processes: int | None = Field(None, ge=1, le=256)
     worker_processes: int | None = Field(None, ge=1, le=256)
+    # How long `svc up` waits for its ingress processes to answer /healthz at start before it gives up.
+    startup_timeout_seconds: float = Field(60.0, gt=0, le=3600)
 
     @model_validator(mode="after")
     def _refuse_default_secret(self) -> Settings:

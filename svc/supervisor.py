@@ -265,7 +265,7 @@ def run_up(settings: Settings) -> int:
             log.info("topics ready", extra={"topics_created": created})
         _start_roles(supervisor, resolved, counts, listener.fileno())
         url = f"http://{settings.host}:{port}"
-        if not _wait_healthy(url, supervisor.of_role("ingress"), stop, 60):
+        if not _wait_healthy(url, supervisor.of_role("ingress"), stop, settings.startup_timeout_seconds):
             if not stop.requested:
                 log.error("the ingress did not become healthy; stopping")
                 return 1

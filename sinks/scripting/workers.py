@@ -32,7 +32,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -94,6 +94,7 @@ _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 # A worker that missed its wall-clock deadline having used less than this share of its CPU budget was starved
 # of CPU (a saturated machine, or the idle scheduling class), not over budget: the caller may retry.
 _STARVED_SHARE = 0.5
+_STARVED_EXTENSIONS = 2
 
 
 class _WorkerGone(Exception):
@@ -124,8 +125,11 @@ class _Worker:
             self.kill()
             raise ScriptRuntimeError("The script sandbox could not be started.") from None
 
-    def call(self, frame: bytes, deadline: float) -> dict[str, Any]:
-        """Send one request and wait for the answer. _WorkerGone(True) means the request never got there."""
+    def call(
+        self, frame: bytes, deadline: float, extend: Callable[[], float | None] = lambda: None
+    ) -> dict[str, Any]:
+        """Send one request and wait for the answer. _WorkerGone(True) means the request never got there.
+        At the deadline, before any of the answer arrived, `extend` may give a later one."""
         stdin = self.proc.stdin
         assert stdin is not None  # noqa: S101 - Popen with PIPE
         try:
@@ -134,7 +138,12 @@ class _Worker:
         except (BrokenPipeError, ValueError) as exc:
             raise _WorkerGone(True) from exc
         self.uses += 1
-        return self._read_frame(deadline)
+        while not self._poll.poll(max(0, int((deadline - time.monotonic()) * 1000))):
+            later = extend()
+            if later is None:
+                raise TimeoutError
+            deadline = later
+        return self._read_frame(max(deadline, time.monotonic() + 1.0))
 
     def _read_frame(self, deadline: float) -> dict[str, Any]:
         (size,) = _FRAME.unpack(self._read_exact(_FRAME.size, deadline))
@@ -324,7 +333,9 @@ class ScriptWorkerPool:
                 worker = self._checkout()
                 cpu_before = worker.cpu_ms()
                 try:
-                    response = worker.call(frame, time.monotonic() + budget_s)
+                    response = worker.call(
+                        frame, time.monotonic() + budget_s, _Starved(worker, cpu_before, hard_ms, budget_s)
+                    )
                 except _WorkerGone as gone:
                     over_budget = not gone.args[0] and worker.ended_over_budget()
                     worker.kill()
@@ -384,6 +395,25 @@ class ScriptWorkerPool:
             idle, self._idle = self._idle, []
         for worker in idle:
             worker.kill()
+
+
+class _Starved:
+    """At a missed deadline: a worker the machine has starved of CPU (it used less than half its hard
+    budget) gets the same wait again, twice at most. A passing overload does not turn into an answer; a
+    lasting one is answered busy."""
+
+    def __init__(self, worker: _Worker, cpu_before: float | None, hard_ms: float, budget_s: float) -> None:
+        self.worker, self.cpu_before, self.hard_ms, self.budget_s = worker, cpu_before, hard_ms, budget_s
+        self.extensions = 0
+
+    def __call__(self) -> float | None:
+        used = self.worker.cpu_ms()
+        if self.cpu_before is None or used is None or self.extensions >= _STARVED_EXTENSIONS:
+            return None
+        if used - self.cpu_before >= _STARVED_SHARE * self.hard_ms:
+            return None
+        self.extensions += 1
+        return time.monotonic() + self.budget_s
 
 
 class _OverBudget(Exception):
