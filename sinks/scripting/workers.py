@@ -93,8 +93,8 @@ _BOOT = (
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 # A worker that missed its wall-clock deadline having used less than this share of its CPU budget was starved
 # of CPU (a saturated machine, or the idle scheduling class), not over budget: the caller may retry.
-_STARVED_SHARE = 0.5
-_STARVED_EXTENSIONS = 2
+_STARVED_SHARE = 0.1
+_STARVED_EXTENSIONS = 1
 
 
 class _WorkerGone(Exception):
@@ -398,8 +398,9 @@ class ScriptWorkerPool:
 
 
 class _Starved:
-    """At a missed deadline: a worker the machine has starved of CPU (it used less than half its hard
-    budget) gets the same wait again, twice at most. A passing overload does not turn into an answer; a
+    """At a missed deadline: a worker the machine has starved of CPU (it used less than a tenth of its
+    hard budget: the idle scheduling class on a saturated machine, not merely a busy one) gets the same wait
+    again, once. A passing overload does not turn into an answer; a
     lasting one is answered busy."""
 
     def __init__(self, worker: _Worker, cpu_before: float | None, hard_ms: float, budget_s: float) -> None:

@@ -296,7 +296,8 @@ def test_a_killed_child_is_restarted_and_every_accepted_delivery_ends(
         _poll(lambda: _healthy(up.url), 30, "/healthz did not answer again")
         _poll(lambda: sender.accepted_since(killed_at) >= 20, 30, "triggers were not accepted again")
         calls = len(handler.calls)
-        _poll(lambda: len(handler.calls) > calls, 30, "deliveries were not handled again")
+        # A restarted worker rejoins the group and the broker rebalances: slow on a machine kept busy.
+        _poll(lambda: len(handler.calls) > calls, 90, "deliveries were not handled again")
     finally:
         sender.done.set()
         thread.join(timeout=60)
