@@ -441,6 +441,8 @@ class Step:
     handler_rate: float = 0.0
     drain_rate: float = 0.0
     cpu_ms_per_request: dict[str, float] = field(default_factory=dict)
+    cpu_ms_per_delivery: dict[str, float] = field(default_factory=dict)
+    handled: int = 0
     cpu_share: dict[str, float] = field(default_factory=dict)
     server_histogram: str = ""
     latency_by_offset: list[tuple[float, float]] = field(default_factory=list)  # (s into window, ms)
@@ -620,14 +622,24 @@ def histogram_summary(before: dict[str, float], after: dict[str, float]) -> str:
 
 
 def stack_processes(stack: Stack, handler_pid: int) -> dict[str, int]:
+    """The stack's processes by role; a second process of a role (PostgreSQL runs several) gets a suffix."""
     named: dict[str, int] = {"handler": handler_pid}
-    for pid, command in descendants(stack.process.pid).items():
-        if command.endswith("-m svc ingress"):
-            named["ingress"] = pid
-        elif command.endswith("-m svc worker"):
-            named["worker"] = pid
+
+    def add(role: str, pid: int) -> None:
+        name, index = role, 1
+        while name in named:
+            index += 1
+            name = f"{role}-{index}"
+        named[name] = pid
+
+    for pid, command in sorted(descendants(stack.process.pid).items()):
+        words = command.split()
+        # `python -m svc ingress [--name ingress-1 --fd N]`, `python -m svc worker [--name worker-1]`
+        role = words[words.index("svc") + 1] if "-m" in words and "svc" in words[:-1] else None
+        if role in ("ingress", "worker"):
+            add(role, pid)
         elif "tansu" in command:
-            named["broker"] = pid
+            add("broker", pid)
     return named
 
 
@@ -710,6 +722,12 @@ def run_svc_step(
     step.cpu_ms_per_request = {
         name: (cpu_after[name] - cpu_before[name]) / requests * 1000 for name in processes
     }
+    # On an overloaded machine some requests time out at the client after the stack recorded them; the
+    # stack still delivers those, so CPU per delivery that reached the handler is the steadier figure.
+    step.handled = max(len(arrivals), 1)
+    step.cpu_ms_per_delivery = {
+        name: (cpu_after[name] - cpu_before[name]) / step.handled * 1000 for name in processes
+    }
     step.cpu_share = {name: (cpu_run[name] - cpu_before[name]) / ran for name in processes}
     step.server_histogram = histogram_summary(histogram_before, histogram_after)
     return step
@@ -734,7 +752,9 @@ class ThreadProfiles:
     def wrap(self, function: Callable[..., T]) -> Callable[..., T]:
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> T:
-            if not self.enabled:
+            # On the event-loop thread (auth runs inline on SQLite) the loop's own profile is running:
+            # enabling another there would replace it.
+            if not self.enabled or threading.current_thread() is threading.main_thread():
                 return function(*args, **kwargs)
             profile: cProfile.Profile | None = getattr(self._local, "profile", None)
             if profile is None:
@@ -988,6 +1008,12 @@ def _arguments() -> argparse.Namespace:
         "--warmup", type=float, default=2.0, help="warm-up at the same rate before each window"
     )
     parser.add_argument("--connections", type=int, default=256, help="generator connection pool size")
+    parser.add_argument(
+        "--idle-seconds", type=float, default=3.0, help="window of the idle CPU measurement before the load"
+    )
+    parser.add_argument(
+        "--idle-settle", type=float, default=5.0, help="pause after the first delivery before the idle window"
+    )
     parser.add_argument("--client", choices=["auto", "httpx", "raw"], default="auto")
     parser.add_argument(
         "--profile-requests", type=int, default=2000, help="in-process profile of the ingress (0 skips)"
@@ -1098,12 +1124,21 @@ def measure_svc(run: Run, rates: list[float], args: argparse.Namespace, tmp: Pat
                     raise RuntimeError("the first delivery did not reach the handler within 60 s")
                 processes = stack_processes(stack, handler_pid)
                 progress(f"webhook {webhook_id} delivers to the handler; processes {processes}")
-                # What the stack burns with no load (timers, consumer polling), to read the table against.
+                # What the stack burns with no load (timers, consumer polling), to read the table against;
+                # measured once the first delivery's busy fetch wait (streams/fetch_wait.py) has lapsed.
+                time.sleep(args.idle_settle)
                 idle_before = {name: cpu_seconds(pid) for name, pid in processes.items()}
-                time.sleep(3)
+                time.sleep(args.idle_seconds)
                 run.idle_share = {
-                    name: (cpu_seconds(pid) - idle_before[name]) / 3 for name, pid in processes.items()
+                    name: (cpu_seconds(pid) - idle_before[name]) / args.idle_seconds
+                    for name, pid in processes.items()
                 }
+                progress(
+                    "idle CPU (share of a core): "
+                    + ", ".join(f"{name} {share:.1%}" for name, share in run.idle_share.items())
+                )
+                if not rates:
+                    return
                 generator = Generator(run.client, args.connections, tmp)
                 for rate in rates:
                     step = run_svc_step(
@@ -1226,6 +1261,17 @@ def report(run: Run, args: argparse.Namespace) -> None:
             f"{run.bare_cpu_ms.get(bare.rate, 0):.2f} ms"
         )
     print()
+    print("CPU per delivery that reached the handler (ms; counts the deliveries of timed-out requests too)")
+    for bare, svc in zip(run.bare, run.svc, strict=False):
+        stack = sum(value for name, value in svc.cpu_ms_per_delivery.items() if name != "handler")
+        bare_ms = run.bare_cpu_ms.get(bare.rate, 0)
+        cells = " ".join(f"{name} {value:.2f}" for name, value in sorted(svc.cpu_ms_per_delivery.items()))
+        ratio = f"{stack / bare_ms:.2f}x" if bare_ms else "-"
+        print(
+            f"{svc.rate:>7,.0f} | {svc.handled:,} deliveries: {cells} | stack {stack:.2f} ms, "
+            f"bare {bare_ms:.2f} ms, ratio {ratio}"
+        )
+    print()
     print(
         "generator health (p99 / max of how late a request left vs its schedule; high = generator saturated):"
     )
@@ -1284,9 +1330,14 @@ def main() -> int:
         generate(args)
         return 0
     rates = [float(rate) for rate in args.rates.split(",") if rate.strip()]
-    if not rates or min(rates) <= 0:
+    if rates and min(rates) <= 0:
         print("--rates needs positive numbers", file=sys.stderr)
         return 2
+    if not rates:  # `--rates ""`: only the stack's idle CPU
+        run = Run()
+        with tempfile.TemporaryDirectory(prefix="bench-webhook-idle-", ignore_cleanup_errors=True) as name:
+            measure_svc(run, rates, args, Path(name))
+        return 0
     # Anything else running on the 2 cores skews every number; the load averages make that visible.
     run = Run(load_before=os.getloadavg()[0])
     try:

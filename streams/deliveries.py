@@ -30,6 +30,7 @@ from schemas.topics import WEBHOOK_DELIVERIES
 from sinks.db import deliveries
 from sinks.db.availability import describe, unreachable
 from sinks.db.deliveries import Attempt, Finish
+from sinks.db.group_commit import Gathered
 from streams.app import raw_topic
 from streams.runtime import HandlerRuntime, survive_outage
 
@@ -134,7 +135,8 @@ class DeliveryRuntime(HandlerRuntime):
             retry_at=retry_at(config, task.attempt_number, ended, outcome),
             started_at=attempt.started_at,
         )
-        await self.committer.run(lambda session: deliveries.finish(session, result))
+        # Gathered: the outcomes that share a group commit are written with one read and one executemany.
+        await self.committer.run(Gathered(deliveries.finish_all, result))
         await self.publish_result(
             task, outcome, execution or {}, attempt.started_at, ended, result.retry_at is not None
         )

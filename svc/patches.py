@@ -69,6 +69,12 @@ def _actions_with_current_wait() -> Any:
     return get_actions_with_current_wait
 
 
+def _stream_take() -> Any:
+    from streams.take import stream_take
+
+    return stream_take()
+
+
 def _worker_consumer() -> Any:
     from streams.app import worker_consumer_with_fetch_wait
 
@@ -105,6 +111,19 @@ WORKER_PATCHES: tuple[Patch, ...] = (
         attribute="_create_worker_consumer",
         replacement=_worker_consumer,
         why="Faust's worker consumer gets the adaptive fetch wait instead of its fixed 1.5 s",
+    ),
+    Patch(
+        name="faust-take-waits-for-first-value",
+        distribution="faust-streaming",
+        version="0.15.3",
+        module="faust.streams",
+        owner="Stream",
+        attribute="take",
+        replacement=_stream_take,
+        why=(
+            "Stream.take(within=...) woke every `within` seconds with nothing to hand over (50 times a "
+            "second per batching agent on an idle worker); it now waits for the first value (streams/take.py)"
+        ),
     ),
 )
 

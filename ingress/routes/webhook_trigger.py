@@ -16,7 +16,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from core.webhooks.transform import TransformError, apply_transform, needs_sandbox
+from core.webhooks.transform import (
+    CompiledMappings,
+    TransformError,
+    apply_jsonpath,
+    apply_transform,
+    compile_jsonpath_mappings,
+    needs_sandbox,
+)
 from ingress.deps import Svc
 from ingress.state import Services
 from ingress.trigger_auth import (
@@ -47,6 +54,24 @@ ALWAYS_REDACTED = frozenset({"authorization", "proxy-authorization", "cookie", "
 # JSONPATH over a small body takes well under a millisecond: cheaper on the event loop than a thread hop.
 # Scripts and large bodies go to a worker thread.
 INLINE_TRANSFORM_BYTES = 16 * 1024
+
+
+# Compiled jsonPathMappings per cached target (id -> the target and its mappings): compiling checks every
+# expression against the save-time limits again, which cost more than evaluating them. A target whose webhook
+# changed is a new object (ingress/trigger_targets.py), so it compiles afresh.
+_COMPILED: dict[int, tuple[TriggerTarget, CompiledMappings]] = {}
+_COMPILED_MAX = 1024
+
+
+def _compiled_mappings(target: TriggerTarget, mappings: dict[str, str]) -> CompiledMappings:
+    cached = _COMPILED.get(id(target))
+    if cached is not None and cached[0] is target:
+        return cached[1]
+    compiled = compile_jsonpath_mappings(mappings)  # a bad config raises here, every time, as before
+    if len(_COMPILED) >= _COMPILED_MAX:
+        _COMPILED.clear()
+    _COMPILED[id(target)] = (target, compiled)
+    return compiled
 
 
 def _answer(status: int, response: ExecuteWebhookResponse) -> JSONResponse:
@@ -203,7 +228,11 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
             content_type = headers.get("content-type")
             variables = await _jsonpath_in_sandbox(svc, target, mappings, body, query, content_type)
         elif transform_type == "JSONPATH" and len(raw) <= INLINE_TRANSFORM_BYTES:
-            variables = apply_transform(transform_config, body, headers, query)
+            # apply_transform's JSONPATH branch, with the mappings compiled once per cached target.
+            content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), None)
+            inline = transform_config.get("jsonPathMappings", transform_config.get("json_path_mappings"))
+            compiled = _compiled_mappings(target, inline or {})
+            variables = apply_jsonpath(compiled, body, query, content_type)
         else:
             runner = script_transform(tenant=target.company_id)
             variables = await run_in_threadpool(

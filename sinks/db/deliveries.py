@@ -26,16 +26,17 @@ from sinks.db.models import Webhook, WebhookExecution, WebhookKey, WebhookPayloa
 QUEUED, PROCESSING = ExecutionStatus.QUEUED.value, ExecutionStatus.PROCESSING.value
 _PAYLOADS = cast(Table, WebhookPayload.__table__)
 _ENTRIES = cast(Table, WebhookExecution.__table__)
-# The worker's per-delivery moves, compare-and-set on the status, as Core statements built once.
+# The worker's per-delivery moves, compare-and-set on the status, as Core statements built once. A claim
+# moves all of a company's tasks in a batch in one statement (the ids expand into an IN list).
 _CLAIM = (
     update(_ENTRIES)
     .where(
-        _ENTRIES.c.id == bindparam("entry_id"),
+        _ENTRIES.c.id.in_(bindparam("entry_ids", expanding=True)),
         _ENTRIES.c.company_id == bindparam("company"),
         _ENTRIES.c.status == QUEUED,
     )
     .values(status=PROCESSING, started_at=bindparam("now"))
-    .returning(_ENTRIES.c.transformed_variables)
+    .returning(_ENTRIES.c.id, _ENTRIES.c.transformed_variables)
 )
 # Columns, not entities: the trigger reads this once per request and needs no ORM identity.
 _TARGET = (
@@ -69,6 +70,13 @@ _RETRY_FIELDS = (
     "transform_type",
     "transformed_variables",
 )
+# Outcomes are written together (``finish_all``): one read of the entries still PROCESSING (locked on
+# PostgreSQL; on SQLite the batch holds the write lock), then one executemany of the compare-and-set.
+_PROCESSING = (
+    select(_ENTRIES.c.id, _ENTRIES.c.started_at, *(_ENTRIES.c[name] for name in _RETRY_FIELDS))
+    .where(_ENTRIES.c.id.in_(bindparam("entry_ids", expanding=True)), _ENTRIES.c.status == PROCESSING)
+    .with_for_update()
+)
 _FINISH = (
     update(_ENTRIES)
     .where(_ENTRIES.c.id == bindparam("entry_id"), _ENTRIES.c.status == PROCESSING)
@@ -80,7 +88,6 @@ _FINISH = (
         resource_response_json=bindparam("response"),
         error_message=bindparam("error"),
     )
-    .returning(*(_ENTRIES.c[name] for name in _RETRY_FIELDS))
 )
 
 
@@ -230,14 +237,25 @@ def claim(session: Session, tasks: list[DeliveryTask], now: datetime) -> list[At
     claimed: list[Attempt] = []
     configs: dict[str, dict[str, Any]] = {}
     # Core statements on the session's connection (same transaction): the ORM's handling of a statement
-    # costs more than running it, and these touch no ORM objects.
+    # costs more than running it, and these touch no ORM objects. One UPDATE per company in the batch
+    # (tenancy stays in the WHERE clause), not one per task.
     connection = session.connection()
+    by_company: dict[str, list[str]] = {}
     for task in tasks:
-        row = connection.execute(
-            _CLAIM, {"entry_id": task.entry_id, "company": task.company_id, "now": now}
-        ).first()
-        if row is None:
+        by_company.setdefault(task.company_id, []).append(task.entry_id)
+    # Entry id -> (company, transformed variables) of the entries this claim moved.
+    moved: dict[str, tuple[str, str | None]] = {}
+    for company, entry_ids in by_company.items():
+        rows = connection.execute(
+            _CLAIM, {"entry_ids": list(dict.fromkeys(entry_ids)), "company": company, "now": now}
+        )
+        for entry_id, variables_json in rows:
+            moved[entry_id] = (company, variables_json)
+    for task in tasks:
+        found = moved.get(task.entry_id)
+        if found is None or found[0] != task.company_id:
             continue
+        del moved[task.entry_id]  # a task repeated in the batch (a redelivered record) is claimed once
         executions.bump(session, task.webhook_id, QUEUED, -1)
         executions.bump(session, task.webhook_id, PROCESSING, 1)
         if task.webhook_id not in configs:
@@ -248,7 +266,7 @@ def claim(session: Session, tasks: list[DeliveryTask], now: datetime) -> list[At
                 task=task,
                 started_at=now,
                 config=configs[task.webhook_id],
-                variables=json.loads(row[0] or "{}"),
+                variables=json.loads(found[1] or "{}"),
             )
         )
     return claimed
@@ -268,29 +286,44 @@ class Finish:
 
 def finish(session: Session, result: Finish) -> DeliveryTask | None:
     """PROCESSING → SUCCESS/FAILED; a failure with attempts left queues the next attempt (not yet due)."""
-    status = ExecutionStatus.SUCCESS.value if result.ok else ExecutionStatus.FAILED.value
-    started = result.started_at or session.scalar(
-        select(WebhookExecution.started_at).where(WebhookExecution.id == result.task.entry_id)
-    )
-    started = started or result.ended_at
-    connection = session.connection()  # a Core statement: no ORM handling needed
-    row = connection.execute(
-        _FINISH,
-        {
-            "entry_id": result.task.entry_id,
-            "new_status": status,
-            "ended": result.ended_at,
-            "duration": max(0, int((result.ended_at - started).total_seconds() * 1000)),
-            "request": result.request_json,
-            "response": result.response_json,
-            "error": result.error_message,
-        },
-    ).first()
-    if row is None:
-        return None
-    entry = row._mapping
-    executions.bump(session, entry["webhook_id"], PROCESSING, -1)
-    executions.bump(session, entry["webhook_id"], status, 1)
+    return finish_all(session, [result])[0]
+
+
+def finish_all(session: Session, results: list[Finish]) -> list[DeliveryTask | None]:
+    """``finish`` for many outcomes in two statements; an entry no longer PROCESSING (or named twice) is left
+    as it is and its result is None."""
+    connection = session.connection()  # Core statements: no ORM handling needed
+    ids = list(dict.fromkeys(result.task.entry_id for result in results))
+    entries = {row.id: row._mapping for row in connection.execute(_PROCESSING, {"entry_ids": ids})}
+    updates: list[dict[str, Any]] = []
+    retries: list[DeliveryTask | None] = []
+    for result in results:
+        entry = entries.pop(result.task.entry_id, None)
+        if entry is None:
+            retries.append(None)
+            continue
+        status = ExecutionStatus.SUCCESS.value if result.ok else ExecutionStatus.FAILED.value
+        started = result.started_at or entry["started_at"] or result.ended_at
+        updates.append(
+            {
+                "entry_id": result.task.entry_id,
+                "new_status": status,
+                "ended": result.ended_at,
+                "duration": max(0, int((result.ended_at - started).total_seconds() * 1000)),
+                "request": result.request_json,
+                "response": result.response_json,
+                "error": result.error_message,
+            }
+        )
+        executions.bump(session, entry["webhook_id"], PROCESSING, -1)
+        executions.bump(session, entry["webhook_id"], status, 1)
+        retries.append(_next_attempt(session, entry, result))
+    if updates:
+        connection.execute(_FINISH, updates)
+    return retries
+
+
+def _next_attempt(session: Session, entry: Any, result: Finish) -> DeliveryTask | None:
     if result.ok or result.retry_at is None:
         return None
     retry = executions.add_entry(
