@@ -65,8 +65,19 @@ def victim_latencies(ingress: Ingress, webhook_id: str, key: str, stop: threadin
     return latencies
 
 
+def warm_up(ingress: Ingress, webhook_id: str, key: str) -> None:
+    """Two victim triggers at once before the attack: the sandbox workers the victim's scripts or JSONPath
+    need are started and warmed (a cold start takes a second or more on a busy machine, attack or not)."""
+    stopped = threading.Event()
+    stopped.set()
+    with ThreadPoolExecutor(2) as pool:
+        for done in [pool.submit(victim_latencies, ingress, webhook_id, key, stopped) for _ in range(2)]:
+            done.result()
+
+
 def under_attack(ingress: Ingress, victim: tuple[str, str], attack: Any) -> list[float]:
-    """The victim's trigger latencies while `attack()` runs (at least 10 of them)."""
+    """The victim's trigger latencies while `attack()` runs (at least 10 of them), once it is warmed up."""
+    warm_up(ingress, *victim)
     stop = threading.Event()
     with ThreadPoolExecutor(1) as pool:
         measured = pool.submit(victim_latencies, ingress, *victim, stop)
