@@ -45,6 +45,7 @@ from tests.integration.outage_helpers import (
     unfinished,
     wait_until,
 )
+from tests.integration.webhooks.delivery_helpers import tool_delivery
 
 pytestmark = pytest.mark.integration
 
@@ -264,21 +265,7 @@ def test_an_attempt_that_waited_out_an_outage_is_late_not_lost(
             webhook_id = webhooks.create(session, viewer, config)[0].id
             target = deliveries.load_target(session, webhook_id)
         assert target is not None
-        delivery = Delivery(
-            execution_id=uuid.uuid4().hex,
-            target=target,
-            http_method="POST",
-            source_ip=None,
-            headers_json="{}",
-            query_json="{}",
-            payload="{}",
-            transform_type="JSONPATH",
-            variables_json="{}",
-            transform_error=None,
-            resource_type="TOOL",
-            resource_id=tool.resource_id,
-            received_at=now(),
-        )
+        delivery = tool_delivery(target, tool.resource_id, execution_id=uuid.uuid4().hex)
         status = asyncio.run(_wait_out_an_outage(settings, db, postgres_server, delivery))
     assert status == "PROCESSING"
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 from schemas.admin import GrantSpec, ResourceSpec
 from schemas.enums import AccessLevel
 from sinks.db import resources
+from sinks.db.deliveries import Delivery, TriggerTarget
 from tests.fixtures.handler import RecordingHandler
 from tests.integration.webhooks.conftest import World
 
@@ -61,3 +63,24 @@ def wait_for(world: World, webhook_id: str, done: Any, timeout: float = 60) -> l
             return entries
         time.sleep(0.2)
     raise AssertionError(f"history did not settle: {[(e['attemptNumber'], e['status']) for e in entries]}")
+
+
+def tool_delivery(
+    target: TriggerTarget, tool_id: str, execution_id: str, variables_json: str = "{}"
+) -> Delivery:
+    """A delivery as the trigger records it (a POST with an empty JSON body) for a webhook calling a tool."""
+    return Delivery(
+        execution_id=execution_id,
+        target=target,
+        http_method="POST",
+        source_ip=None,
+        headers_json="{}",
+        query_json="{}",
+        payload="{}",
+        transform_type="JSONPATH",
+        variables_json=variables_json,
+        transform_error=None,
+        resource_type="TOOL",
+        resource_id=tool_id,
+        received_at=datetime.now(UTC),
+    )

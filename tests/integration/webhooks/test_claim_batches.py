@@ -16,6 +16,7 @@ from sinks.db import deliveries, resources, webhooks
 from sinks.db.deliveries import Delivery, Finish
 from sinks.db.models import WebhookExecution, WebhookExecutionCount
 from tests.fixtures.stack import Db
+from tests.integration.webhooks.delivery_helpers import tool_delivery
 
 pytestmark = pytest.mark.integration
 
@@ -33,21 +34,7 @@ def _delivery(db: Db, company_id: str, user_id: str) -> Delivery:
         webhook_id = webhooks.create(session, webhooks.Viewer(company_id, user_id, True), config)[0].id
         target = deliveries.load_target(session, webhook_id)
     assert target is not None
-    return Delivery(
-        execution_id="",
-        target=target,
-        http_method="POST",
-        source_ip=None,
-        headers_json="{}",
-        query_json="{}",
-        payload="{}",
-        transform_type="JSONPATH",
-        variables_json='{"n": "1"}',
-        transform_error=None,
-        resource_type="TOOL",
-        resource_id=tool.resource_id,
-        received_at=datetime.now(UTC),
-    )
+    return tool_delivery(target, tool.resource_id, execution_id="", variables_json='{"n": "1"}')
 
 
 def _counts(db: Db, webhook_id: str) -> dict[str, int]:
