@@ -2,7 +2,9 @@
 
 While the metadata database cannot be reached, a call that needs it answers 503 with ``Retry-After`` in its
 area's format (the trigger's ``ExecuteWebhookResponse``, analytics' ``errorCode``, ``errors`` and ``hint``,
-``errors`` elsewhere), never a 500, and logs at most one line a second saying so.
+``errors`` elsewhere), never a 500, and logs at most one line a second saying so. So does a call whose
+storage (the object store, the warehouse) cannot be reached, with analytics' ``errorCode``
+``STORAGE_UNAVAILABLE``.
 """
 
 from __future__ import annotations
@@ -24,10 +26,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from schemas.deliveries import ExecuteWebhookResponse
 from sinks.db.availability import DatabaseUnreachable, describe, unreachable
 from sinks.exceptions import BrokerUnavailable
+from sinks.iceberg.exceptions import StorageUnavailable
 
 log = logging.getLogger(__name__)
 DATABASE_RETRY_AFTER_SECONDS = 2
 DATABASE_UNAVAILABLE = "The service's database is unavailable; retry after the time in Retry-After"
+# An S3 outage is not expected to end as fast as a database failover: ask for a little longer.
+STORAGE_RETRY_AFTER_SECONDS = 5
 # Paths whose errors have their own shape (ingress/routes/webhook_trigger.py, ingress/analytics_errors.py).
 _TRIGGER_PATH = "/clients/custom-webhooks"
 _ANALYTICS_PREFIX = "/clients/svcdb/analytics/"
@@ -104,6 +109,16 @@ def unavailable_response(path: str) -> JSONResponse:
         body = {"errorCode": "UNAVAILABLE", "errors": [DATABASE_UNAVAILABLE], "hint": hint}
     else:
         body = {"errors": [DATABASE_UNAVAILABLE]}
+    return JSONResponse(body, status_code=503, headers=headers)
+
+
+def storage_unavailable_response(path: str, message: str) -> JSONResponse:
+    """503 for a call whose storage failed; ``message`` is StorageUnavailable's, safe to show."""
+    headers = {"Retry-After": str(STORAGE_RETRY_AFTER_SECONDS)}
+    if not path.startswith(_ANALYTICS_PREFIX):
+        return JSONResponse({"errors": [message]}, status_code=503, headers=headers)
+    hint = f"Nothing was changed; retry in {STORAGE_RETRY_AFTER_SECONDS} seconds"
+    body = {"errorCode": "STORAGE_UNAVAILABLE", "errors": [message], "hint": hint}
     return JSONResponse(body, status_code=503, headers=headers)
 
 
@@ -190,6 +205,10 @@ def install(app: FastAPI) -> None:
 
     for kind in (SQLAlchemyError, DatabaseUnreachable, sqlite3.OperationalError):
         app.add_exception_handler(kind, _database)
+
+    @app.exception_handler(StorageUnavailable)
+    async def _storage(request: Request, exc: StorageUnavailable) -> JSONResponse:
+        return storage_unavailable_response(request.url.path, str(exc))
 
     @app.exception_handler(BrokerUnavailable)
     async def _broker(_request: Request, exc: BrokerUnavailable) -> JSONResponse:

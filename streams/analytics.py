@@ -130,7 +130,8 @@ class AnalyticsRuntime(WorkerRuntime):
     async def start_jobs(self, job_ids: list[str]) -> None:
         await self.ready.wait()
         for job_id in job_ids:
-            job = await asyncio.to_thread(self._queued_job, job_id)
+            # Waits out an unreachable database: raised here, the error would end the agent and the worker.
+            job = await self.until_db(partial(asyncio.to_thread, self._queued_job, job_id), "job lookup")
             if job is None:
                 continue
             claim = asyncio.ensure_future(self.committer.run(partial(jobs.claim, job_id=job_id, now=now())))

@@ -11,6 +11,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from ingress.deps import Svc
+from ingress.errors import DATABASE_RETRY_AFTER_SECONDS
 from sinks.db.engine import ping
 from sinks.kafka import broker_reachable
 
@@ -36,9 +37,12 @@ async def readyz(svc: Svc) -> JSONResponse:
     checks = {"database": "ok" if db_ok else "unreachable", "broker": "ok" if broker_ok else "unreachable"}
     ready = db_ok and broker_ok
     errors = [f"{name} unreachable" for name, state in checks.items() if state != "ok"]
+    # A load balancer or a client told "not ready" waits as long as for any other 503 of an outage.
+    headers = None if ready else {"Retry-After": str(DATABASE_RETRY_AFTER_SECONDS)}
     return JSONResponse(
         {"status": "ready" if ready else "not ready", "checks": checks, "errors": errors},
         status_code=200 if ready else 503,
+        headers=headers,
     )
 
 

@@ -24,6 +24,7 @@ from schemas.ids import new_id
 from schemas.jobs import JobKind, LoadFormat, LoadPlan, LoadRequest, LoadSource
 from schemas.records import AnalyticsJobRef
 from sinks.db import jobs, uploads
+from sinks.loads.uploaded import uploaded_size
 
 router = APIRouter(prefix="/clients/svcdb/analytics", tags=["analytics"])
 MASKED_NOTE = (
@@ -70,16 +71,18 @@ def _check_mapping(mapping: dict[str, str] | None, columns: list[dict[str, Any]]
 
 
 def _sources(session: Session, svc: Services, company_id: str, uris: list[str]) -> list[LoadSource]:
+    """Raises StorageUnavailable (503 STORAGE_UNAVAILABLE) when the object store cannot answer."""
     sources = []
     for uri in uris:
         key = uploads.uploaded_object(session, company_id, uri)
-        if key is None or not svc.store.exists(key):
+        size = None if key is None else uploaded_size(svc.store, key)
+        if key is None or size is None:
             raise analytics_error(
                 "NOT_FOUND",
                 f"{uri} is not a completed upload of your company",
                 "Upload the file with /clients/svcdb-intake and pass the s3Uri of /multipart-complete",
             )
-        sources.append(LoadSource(uri=uri, key=key, size=svc.store.size(key)))
+        sources.append(LoadSource(uri=uri, key=key, size=size))
     return sources
 
 

@@ -133,6 +133,9 @@ def make_catalog(database_url: str, warehouse: str, **properties: str) -> SqlCat
     if uri.startswith("sqlite:///"):
         Path(uri.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     location = warehouse_location(warehouse)
+    # Pooled connections are checked before use: after the database restarts, the first catalog call gets
+    # a new connection instead of failing on one the server closed.
+    properties = {"pool_pre_ping": "true", **properties}
     try:
         catalog = SqlCatalog(CATALOG_NAME, uri=uri, warehouse=location, **properties)
     except SQLAlchemyError as error:

@@ -62,8 +62,8 @@ def load_sources(
 ) -> LoadResult:
     """Load every source of `plan` into `table` in one commit, once per `job_id`.
 
-    Raises LoadStopped (cancelled), LoadFileError, LoadMappingError or CommitConflict before anything is
-    committed; the files written for the load are deleted then.
+    Raises LoadStopped (cancelled), LoadFileError, LoadMappingError, StorageUnavailable (the sources' S3
+    failed) or CommitConflict before anything is committed; the files written for the load are deleted then.
     """
     replace = plan.mode == "REPLACE"
     if already_committed(table, job_id, replace=replace):

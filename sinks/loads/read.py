@@ -5,12 +5,15 @@ CSV is parsed by Arrow's streaming reader in 1 MiB blocks, so memory stays at a 
 file's size. Its threads are off: only the serial parser reports the row number of a malformed line
 (a line with the wrong number of fields), and on the two-core hosts it reads as fast as the threaded one.
 A malformed line does not fail the file: it is skipped by Arrow, and handed on with the batch whose rows
-it sits among, so it is counted and sampled as a rejected row (`convert.convert_batch`).
+it sits among, so it is counted and sampled as a rejected row (`convert.convert_batch`). An S3 service that
+fails the read (unreachable, refusing the key) is not the file's fault: that is StorageUnavailable, not
+LoadFileError, and loading again once S3 is back is safe.
 """
 
 from __future__ import annotations
 
 import bisect
+import logging
 import posixpath
 import queue
 import threading
@@ -23,6 +26,8 @@ import pyarrow.csv as pcsv
 import pyarrow.fs
 import pyarrow.parquet as pq
 
+from sinks.iceberg.exceptions import StorageUnavailable
+from sinks.iceberg.storage import s3_service_failure, storage_failure
 from sinks.loads.exceptions import LoadFileError
 
 __all__ = ["CsvOptions", "LoadFileError", "MalformedRow", "SourceBatch", "SourceReader", "read_batches"]
@@ -32,6 +37,8 @@ CSV_BLOCK_BYTES = 1 << 20
 """Arrow's CSV block: the fastest size measured (1, 4 and 16 MiB tried); a batch is one block, ~10k rows."""
 _LINE_CHARS = 2_000
 _READ_ERRORS = (pa.ArrowException, OSError, ValueError)
+UPLOAD_STORAGE = "upload storage"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -114,7 +121,7 @@ class SourceReader:
                 yield SourceBatch(empty, next_row, tuple(self._pending))
                 self._pending.clear()
         except _READ_ERRORS as error:
-            raise LoadFileError(f"{self.source}: cannot be read past row {next_row - 1}: {error}") from None
+            raise _failure(error, f"{self.source}: cannot be read past row {next_row - 1}: {error}") from None
 
     def _on_invalid_row(self, row: pcsv.InvalidRow, header_rows: int) -> str:
         number = (row.number or 0) - header_rows
@@ -204,13 +211,13 @@ def _open_parquet(filesystem: pyarrow.fs.FileSystem, path: str, source: str, bat
     except FileNotFoundError:
         raise LoadFileError(f"{source}: file not found") from None
     except _READ_ERRORS as error:
-        raise LoadFileError(f"{source}: cannot be opened: {error}") from None
+        raise _failure(error, f"{source}: cannot be opened: {error}") from None
     try:
         parquet = pq.ParquetFile(handle)
         names = list(parquet.schema_arrow.names)
     except _READ_ERRORS as error:
         handle.close()
-        raise LoadFileError(f"{source}: not a readable Parquet file: {error}") from None
+        raise _failure(error, f"{source}: not a readable Parquet file: {error}") from None
 
     def stream() -> Iterator[pa.RecordBatch]:
         try:
@@ -239,7 +246,7 @@ def _open_csv(filesystem: pyarrow.fs.FileSystem, path: str, source: str, csv: Cs
     except FileNotFoundError:
         raise LoadFileError(f"{source}: file not found") from None
     except _READ_ERRORS as error:
-        raise LoadFileError(f"{source}: not a readable CSV file: {_csv_problem(error)}") from None
+        raise _failure(error, f"{source}: not a readable CSV file: {_csv_problem(error)}") from None
     names = list(found) if csv.header else [f"column_{i}" for i in range(1, len(found) + 1)]
     header_rows = 1 if csv.header else 0
     reader = SourceReader(source, "CSV", names, None)
@@ -271,6 +278,14 @@ def _open_csv(filesystem: pyarrow.fs.FileSystem, path: str, source: str, csv: Cs
 
     reader._open = stream()
     return reader
+
+
+def _failure(error: Exception, message: str) -> LoadFileError | StorageUnavailable:
+    """The error to raise for a failed read: the S3 service's failure, else the file's (``message``)."""
+    if isinstance(error, OSError) and s3_service_failure(error):
+        log.warning("a load's source could not be read", exc_info=error)  # the caller sees no bucket or key
+        return storage_failure(error, UPLOAD_STORAGE)
+    return LoadFileError(message)
 
 
 def _csv_problem(error: Exception) -> str:

@@ -76,6 +76,11 @@ class Postgres:
             timeout=60,
         )
 
+    def restart(self) -> None:
+        """Stopped and started again: every connection opened before is closed by the server."""
+        self.stop()
+        self.start()
+
     def remove(self) -> None:
         with contextlib.suppress(Exception):  # already stopped
             self.stop()
