@@ -33,19 +33,19 @@ run: install ## start the whole stack (embedded broker, worker, ingress) on SVC_
 	$(BIN)/svc up
 
 test: install-dev ## run the whole test suite (unit, integration, e2e) in TEST_WORKERS processes
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 test-unit: install-dev ## pure logic only: no broker, no subprocess, no server (well under a minute)
 	$(BIN)/pytest tests/unit $(PYTEST_ARGS)
 
 test-integration: install-dev ## the tests with a real broker, DB, warehouse and HTTP (integration, e2e)
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile tests/integration tests/e2e $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup tests/integration tests/e2e $(PYTEST_ARGS)
 
 test-pg: install-dev ## the integration and e2e tiers again, on a real PostgreSQL 18 (a database per test)
-	SVC_TEST_DATABASE=postgresql $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile tests/integration tests/e2e $(PYTEST_ARGS)
+	SVC_TEST_DATABASE=postgresql $(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup tests/integration tests/e2e $(PYTEST_ARGS)
 
 coverage: install-dev ## the whole suite with line coverage of the service's packages
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --cov=svc --cov=schemas --cov=core --cov=ingress \
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup --cov=svc --cov=schemas --cov=core --cov=ingress \
 		--cov=streams --cov=sinks --cov-report=term:skip-covered $(PYTEST_ARGS)
 
 lint: install-dev ## ruff, mypy and the import contracts of docs/architecture.md
