@@ -7,6 +7,9 @@ PYTEST_ARGS ?=
 # Test processes: most integration tests wait on a broker, a worker or a server rather than compute, so more
 # processes than cores finish sooner. Each process has its own embedded broker.
 TEST_WORKERS ?= 6
+# Bytecode caches on, whatever the environment says: every test process and every process a test starts
+# would otherwise compile the project's modules (and pytest rewrite every test module) from source again.
+export PYTHONDONTWRITEBYTECODE :=
 
 .DEFAULT_GOAL := help
 

@@ -18,6 +18,36 @@ class Environment(StrEnum):
     PRODUCTION = "production"
 
 
+class BrokerProfile(StrEnum):
+    """Which broker the Kafka client tuning is for (``SVC_BROKER_PROFILE``)."""
+
+    EMBEDDED = (
+        "embedded"  # Tansu, the embedded broker (and any broker that holds an empty fetch its whole wait)
+    )
+    KAFKA = "kafka"  # Apache Kafka and compatible brokers, which answer a fetch as soon as a record arrives
+
+
+# The client tuning each profile stands for. A setting given explicitly wins over its profile's value.
+# Tansu holds an empty fetch for the whole wait, so the idle wait is short and busy streams poll quicker;
+# Kafka answers a waiting fetch the moment a record arrives, so a long wait costs no latency and no idle CPU.
+BROKER_PROFILES: dict[BrokerProfile, dict[str, int | float]] = {
+    BrokerProfile.EMBEDDED: {
+        "kafka_fetch_max_wait_ms": 20,
+        "kafka_fetch_busy_wait_ms": 2,
+        "kafka_fetch_busy_seconds": 2.0,
+        "kafka_fetch_loaded_wait_ms": 20,
+        "kafka_batch_pace_ms": 5,
+    },
+    BrokerProfile.KAFKA: {
+        "kafka_fetch_max_wait_ms": 500,
+        "kafka_fetch_busy_wait_ms": 500,
+        "kafka_fetch_busy_seconds": 0.0,
+        "kafka_fetch_loaded_wait_ms": 500,
+        "kafka_batch_pace_ms": 5,
+    },
+}
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SVC_", frozen=True, extra="ignore")
 
@@ -29,6 +59,8 @@ class Settings(BaseSettings):
     kafka_bootstrap: str | None = None
     broker_port: int = Field(9092, ge=0, le=65535)
     kafka_idempotence: bool = False
+    # The Kafka client tuning below: each unset one takes its value from this profile (BROKER_PROFILES).
+    broker_profile: BrokerProfile = BrokerProfile.EMBEDDED
     kafka_fetch_max_wait_ms: int = Field(20, ge=1, le=1500)
     # While records keep arriving, fetches wait this long instead (streams/fetch_wait.py).
     kafka_fetch_busy_wait_ms: int = Field(2, ge=1, le=1500)
@@ -129,6 +161,18 @@ class Settings(BaseSettings):
     worker_processes: int | None = Field(None, ge=1, le=256)
     # How long `svc up` waits for its ingress processes to answer /healthz at start before it gives up.
     startup_timeout_seconds: float = Field(60.0, gt=0, le=3600)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _broker_tuning(cls, data: object) -> object:
+        """The broker profile's tuning for every setting of it not given explicitly."""
+        if not isinstance(data, dict):
+            return data
+        try:
+            profile = BrokerProfile(str(data.get("broker_profile", BrokerProfile.EMBEDDED)).lower())
+        except ValueError:
+            return data  # the field's own validation names the bad value
+        return {**BROKER_PROFILES[profile], **data}
 
     @model_validator(mode="after")
     def _refuse_default_secret(self) -> Settings:

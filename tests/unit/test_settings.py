@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from schemas.settings import DEV_SECRET_KEY, Settings
+from schemas.settings import BROKER_PROFILES, DEV_SECRET_KEY, BrokerProfile, Settings
 
 pytestmark = pytest.mark.unit
 
@@ -66,3 +66,51 @@ def test_delivery_sends_are_paced_by_default_and_pacing_can_be_off() -> None:
     assert Settings(kafka_batch_pace_ms=0).kafka_batch_pace_ms == 0
     with pytest.raises(ValidationError):
         Settings(kafka_batch_pace_ms=-1)
+
+
+_TUNING = (
+    "SVC_BROKER_PROFILE",
+    "SVC_KAFKA_FETCH_MAX_WAIT_MS",
+    "SVC_KAFKA_FETCH_BUSY_WAIT_MS",
+    "SVC_KAFKA_FETCH_BUSY_SECONDS",
+    "SVC_KAFKA_FETCH_LOADED_WAIT_MS",
+    "SVC_KAFKA_BATCH_PACE_MS",
+)
+
+
+def _tuning(settings: Settings) -> dict[str, int | float]:
+    return {name: getattr(settings, name) for name in BROKER_PROFILES[BrokerProfile.EMBEDDED]}
+
+
+@pytest.mark.parametrize("profile", list(BrokerProfile))
+def test_a_broker_profile_sets_every_tuning_setting(
+    monkeypatch: pytest.MonkeyPatch, profile: BrokerProfile
+) -> None:
+    for name in _TUNING:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SVC_BROKER_PROFILE", profile.value)
+    assert _tuning(Settings()) == BROKER_PROFILES[profile]
+    assert _tuning(Settings(broker_profile=profile)) == BROKER_PROFILES[profile]
+
+
+def test_the_embedded_profile_is_the_default_and_explicit_settings_win(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in _TUNING:
+        monkeypatch.delenv(name, raising=False)
+    assert Settings().broker_profile is BrokerProfile.EMBEDDED
+    assert Settings().kafka_fetch_max_wait_ms == 20
+    monkeypatch.setenv("SVC_BROKER_PROFILE", "kafka")
+    monkeypatch.setenv("SVC_KAFKA_FETCH_MAX_WAIT_MS", "100")
+    settings = Settings()
+    assert settings.kafka_fetch_max_wait_ms == 100
+    assert (
+        settings.kafka_fetch_loaded_wait_ms
+        == BROKER_PROFILES[BrokerProfile.KAFKA]["kafka_fetch_loaded_wait_ms"]
+    )
+    assert Settings(kafka_batch_pace_ms=0).kafka_batch_pace_ms == 0
+
+
+def test_an_unknown_broker_profile_is_refused() -> None:
+    with pytest.raises(ValidationError, match="broker_profile"):
+        Settings(broker_profile="tansu-turbo")
