@@ -5,7 +5,9 @@ queues the requests behind each other. One thread drains a queue of work items a
 each caller awaits its own future, resolved only after the commit, so an answer still means "durable".
 A failing batch is replayed item by item, so one bad item never fails its neighbours. Each batch takes the
 database's write lock before its first statement (:mod:`sinks.db.write_lock`): at these rates nearly every
-batch writes, and waiting for the lock in short steps keeps a batch out of SQLite's coarse sleeps.
+batch writes, and waiting for the lock in short steps keeps a batch out of SQLite's coarse sleeps. Group
+committers on one SQLite file, in every process, take turns first (``WriterTurns``), so they wait for each
+other in the kernel instead of polling.
 
 Work of one kind that many callers submit (a worker's outcome writes, say) can be :class:`Gathered`: the
 batch runs all of its items of a kind in one call, which writes them with one statement or one
@@ -112,6 +114,8 @@ class GroupCommitter:
         outages: OutageClock | None = None,
     ) -> None:
         self._sessions = sessions
+        bind = sessions.kw.get("bind")
+        self._turns = write_lock.writer_turns(bind.url) if bind is not None else None
         self._max_batch = max_batch
         self._name = name
         self._retry = retry
@@ -193,7 +197,8 @@ class GroupCommitter:
     def _commit_once(self, batch: list[tuple[Work, _Waiter]]) -> list[Outcome]:
         if self._retry is None and time.monotonic() < self._down_until:
             raise DatabaseUnreachable("the metadata database was unreachable a moment ago")
-        with self._sessions.begin() as session:
+        turn = self._turns.turn() if self._turns is not None else contextlib.nullcontext()
+        with turn, self._sessions.begin() as session:
             write_lock.take(session)
             results = _run_items(session, [work for work, _waiter in batch])
         return [(waiter, True, result) for (_work, waiter), result in zip(batch, results, strict=True)]

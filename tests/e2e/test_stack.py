@@ -39,11 +39,3 @@ def test_up_serves_survives_a_restart_and_stops_cleanly(up: Up) -> None:
     children = up.children()
     assert up.signal(signal.SIGINT) == 0
     assert gone(children), "Ctrl-C left child processes behind"
-
-
-def test_a_killed_supervisor_leaves_no_orphans(up: Up) -> None:
-    up.start()
-    children = up.children()
-    assert children
-    up.kill()
-    assert gone(children), "SIGKILL of svc up left orphans"

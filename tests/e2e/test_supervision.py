@@ -238,6 +238,11 @@ def test_a_killed_child_is_restarted_and_every_accepted_delivery_ends(
         for entry in restarts
     ), restarts
     everyone = descendants(up.process.pid)
+    if victim == "ingress":
+        # svc up itself killed outright: its children must not outlive it.
+        up.kill()
+        poll(lambda: not any(alive(pid) for pid in everyone), 30, "SIGKILL of svc up left orphans")
+        return
     assert up.stop() == 0
     poll(lambda: not any(alive(pid) for pid in everyone), 30, "SIGTERM left child processes behind")
 
