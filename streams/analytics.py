@@ -57,7 +57,7 @@ from sinks.query_engine import (
     stream_query,
 )
 from streams.app import raw_topic
-from streams.runtime import WorkerRuntime
+from streams.runtime import WorkerRuntime, survive_outage
 
 log = logging.getLogger(__name__)
 WATCH_SECONDS = 0.25
@@ -364,7 +364,7 @@ def register(app: faust.App, settings: Settings) -> None:
 
     @app.timer(interval=settings.reconcile_interval_seconds, on_leader=True)  # type: ignore[untyped-decorator]
     async def reconcile_query_jobs() -> None:
-        await runtime.reconcile()
+        await survive_outage(runtime.reconcile, "reconcile query jobs")
 
     @app.timer(interval=SWEEP_SECONDS, on_leader=True)  # type: ignore[untyped-decorator]
     async def sweep_query_results() -> None:

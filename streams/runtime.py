@@ -24,6 +24,7 @@ from sinks.db.availability import Backoff, OutageClock, describe, unreachable
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.group_commit import GroupCommitter
 from sinks.db.models import HandlerResource
+from sinks.exceptions import BrokerUnavailable
 from sinks.handlers import HandlerInvoker
 from sinks.kafka import Publisher
 from sinks.svcdb_queue import SvcDbQueue
@@ -43,10 +44,16 @@ _HANDLER_CACHE_SIZE = 10_000
 
 
 async def survive_outage(call: Callable[[], Awaitable[None]], what: str) -> None:
-    """For a timer's round: an unreachable database ends the round (the next one tries again) instead of
-    crashing the Faust app, which would end the worker process."""
+    """For a timer's round: an unreachable database or message queue ends the round (the next one tries
+    again) instead of crashing the Faust app. A crashed app stops its agents and timers while the process
+    lives on, so nothing would restart it. What the round left undone stays in the database: work claimed
+    but not published is QUEUED, and the reconcilers publish it again after ``SVC_QUEUED_GRACE_SECONDS``."""
     try:
         await call()
+    except BrokerUnavailable as exc:
+        log.warning(
+            "message queue unavailable; the next round tries again", extra={"work": what, "error": str(exc)}
+        )
     except Exception as exc:
         if not unreachable(exc):
             raise

@@ -28,7 +28,7 @@ from sinks.db import scheduled_events, scheduled_runs
 from sinks.db.scheduled_events import Tick
 from sinks.db.scheduled_runs import RunWork
 from streams.app import raw_topic
-from streams.runtime import HandlerRuntime
+from streams.runtime import HandlerRuntime, survive_outage
 
 log = logging.getLogger(__name__)
 TICK_INTERVAL_SECONDS = 0.5
@@ -237,8 +237,8 @@ def register(app: faust.App, settings: Settings) -> None:
 
     @app.timer(interval=TICK_INTERVAL_SECONDS, on_leader=True)  # type: ignore[untyped-decorator]
     async def fire_due_events() -> None:
-        await runtime.fire_due()
+        await survive_outage(runtime.fire_due, "fire due events")
 
     @app.timer(interval=settings.reconcile_interval_seconds, on_leader=True)  # type: ignore[untyped-decorator]
     async def reconcile_scheduled_runs() -> None:
-        await runtime.reconcile()
+        await survive_outage(runtime.reconcile, "reconcile scheduled runs")
