@@ -1,10 +1,14 @@
-"""The one command, ``svc``: its role comes from the subcommand."""
+"""The one command, ``svc``: its role comes from the subcommand.
+
+Each command imports what it needs when it runs: an admin call then starts without the web framework, the
+HTTP client or Iceberg, which only the ingress, `svc load` and create-table use."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -13,7 +17,6 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from ingress.errors import ApiError
 from schemas.admin import CreatedTableId, Granted, GrantSpec, ResourceSpec
 from schemas.enums import AccessLevel, HandlerType
 from schemas.settings import Settings
@@ -23,7 +26,10 @@ from sinks.db.engine import make_engine, make_sessions
 from sinks.db.migrate import upgrade
 from sinks.db.models import User
 from sinks.exceptions import SinkError
-from svc import database, load_file, logs
+from svc import database, logs
+
+# `svc load`'s part size: each part is one signed PUT, several at once.
+DEFAULT_PART_MB = 16
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -46,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
             "--name", help="this process's name in every log line (svc up names ingress-1, ...)"
         )
     roles.add_parser("migrate", help="apply the metadata DB migrations and exit")
-    load_file.add_parser(roles)
+    _load_parser(roles)
 
     admin = roles.add_parser("admin", help="manage companies, users, handler resources and grants")
     actions = admin.add_subparsers(dest="action", required=True)
@@ -78,6 +84,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _load_parser(roles: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    load = roles.add_parser("load", help="upload a local CSV or Parquet file and load it into a table")
+    load.add_argument("file", type=Path)
+    load.add_argument("--table", required=True, help="the table id")
+    load.add_argument("--url", default=os.environ.get("SVC_URL", "http://127.0.0.1:8080"))
+    load.add_argument("--key", default=os.environ.get("SVC_API_KEY"), help="client API key (or SVC_API_KEY)")
+    load.add_argument("--mode", choices=("APPEND", "REPLACE"), default="APPEND")
+    load.add_argument("--format", choices=("CSV", "PARQUET"), default=None)
+    load.add_argument("--delimiter", default=None)
+    load.add_argument("--no-header", action="store_true")
+    load.add_argument("--null-string", default=None)
+    load.add_argument("--part-mb", type=int, default=DEFAULT_PART_MB)
+
+
 def _admin_action(args: argparse.Namespace, settings: Settings) -> Callable[[Session], BaseModel]:
     if args.action == "create-company":
         return lambda session: tenancy.create_company(session, args.name, args.admin_email)
@@ -99,13 +119,16 @@ def _admin_action(args: argparse.Namespace, settings: Settings) -> Callable[[Ses
 def _create_table(
     session: Session, settings: Settings, company_id: str, body: CreateTableRequest
 ) -> BaseModel:
-    # Imported here: Iceberg's catalog costs a third of a second to import, and only this command needs it.
+    from ingress.errors import ApiError
     from ingress.table_specs import register_table
     from sinks.iceberg.catalog import catalog_for
 
     admin = tenancy.primary_admin(session, company_id)
     catalog = catalog_for(settings)
-    return CreatedTableId(table_id=register_table(session, catalog, company_id, admin.id, body).id)
+    try:
+        return CreatedTableId(table_id=register_table(session, catalog, company_id, admin.id, body).id)
+    except ApiError as exc:  # the spec's refusal, as the create call would answer it
+        raise ValueError("; ".join(exc.errors)) from None
 
 
 def _grant(session: Session, spec: GrantSpec) -> BaseModel:
@@ -142,8 +165,6 @@ def run_admin(settings: Settings, args: argparse.Namespace) -> int:
             result = action(session)
     except (SinkError, ValueError) as exc:
         return _fail(str(exc))
-    except ApiError as exc:
-        return _fail("; ".join(exc.errors))
     except IntegrityError:
         return _fail("the change conflicts with existing data")
     except SQLAlchemyError as exc:
@@ -169,6 +190,8 @@ def _name_every_record(name: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.role == "load":
+        from svc import load_file
+
         return load_file.run(args)
     try:
         settings = Settings()

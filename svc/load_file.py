@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -22,7 +21,6 @@ import httpx
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
 
-PART_BYTES = 16 * 1024 * 1024
 PARTS_AT_ONCE = 4
 READ_BYTES = 1024 * 1024
 FINAL_STATES = {"SUCCEEDED", "FAILED", "CANCELLED", "TIMED_OUT"}
@@ -30,20 +28,6 @@ FINAL_STATES = {"SUCCEEDED", "FAILED", "CANCELLED", "TIMED_OUT"}
 
 class LoadCommandError(Exception):
     pass
-
-
-def add_parser(roles: Any) -> None:
-    load = roles.add_parser("load", help="upload a local CSV or Parquet file and load it into a table")
-    load.add_argument("file", type=Path)
-    load.add_argument("--table", required=True, help="the table id")
-    load.add_argument("--url", default=os.environ.get("SVC_URL", "http://127.0.0.1:8080"))
-    load.add_argument("--key", default=os.environ.get("SVC_API_KEY"), help="client API key (or SVC_API_KEY)")
-    load.add_argument("--mode", choices=("APPEND", "REPLACE"), default="APPEND")
-    load.add_argument("--format", choices=("CSV", "PARQUET"), default=None)
-    load.add_argument("--delimiter", default=None)
-    load.add_argument("--no-header", action="store_true")
-    load.add_argument("--null-string", default=None)
-    load.add_argument("--part-mb", type=int, default=PART_BYTES // (1024 * 1024))
 
 
 def file_range(

@@ -3,9 +3,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.processes import admin, run_svc, svc_env
+from tests.fixtures.processes import admin, run_svc_here, svc_env
 
 pytestmark = pytest.mark.integration
+
+# The first test runs each command as its own `python -m svc` process; the others call the same `main` in
+# this process (a new interpreter costs about two seconds of CPU to import what the command needs).
 
 
 def test_the_admin_contract(tmp_path: Path) -> None:
@@ -61,7 +64,7 @@ def test_the_admin_contract(tmp_path: Path) -> None:
 def test_errors_go_to_stderr_with_a_non_zero_exit(
     tmp_path: Path, args: tuple[str, ...], message: str
 ) -> None:
-    done = run_svc("admin", *args, env=svc_env(tmp_path / "data"))
+    done = run_svc_here("admin", *args, env=svc_env(tmp_path / "data"))
     assert done.returncode != 0
     assert done.stdout == ""
     assert message in done.stderr
@@ -69,8 +72,8 @@ def test_errors_go_to_stderr_with_a_non_zero_exit(
 
 def test_duplicate_user_is_refused(tmp_path: Path) -> None:
     env = svc_env(tmp_path / "data")
-    company = admin("create-company", "--name", "Acme", "--admin-email", "boss@acme.test", env=env)
-    done = run_svc(
+    company = admin("create-company", "--name", "Acme", "--admin-email", "boss@acme.test", env=env, here=True)
+    done = run_svc_here(
         "admin", "create-user", "--company-id", company["companyId"], "--email", "BOSS@acme.test", env=env
     )
     assert done.returncode == 1
@@ -79,19 +82,31 @@ def test_duplicate_user_is_refused(tmp_path: Path) -> None:
 
 def test_create_table_and_grant_on_it(tmp_path: Path) -> None:
     env = svc_env(tmp_path / "data")
-    company = admin("create-company", "--name", "Acme", "--admin-email", "boss@acme.test", env=env)
-    user = admin("create-user", "--company-id", company["companyId"], "--email", "dev@acme.test", env=env)
+    company = admin("create-company", "--name", "Acme", "--admin-email", "boss@acme.test", env=env, here=True)
+    user = admin(
+        "create-user", "--company-id", company["companyId"], "--email", "dev@acme.test", env=env, here=True
+    )
     spec = tmp_path / "orders.json"
     spec.write_text(
         json.dumps({"sqlName": "orders", "name": "Orders", "columns": [{"name": "id", "type": "LONG"}]})
     )
-    created = admin("create-table", "--company-id", company["companyId"], "--spec", str(spec), env=env)
+    created = admin(
+        "create-table", "--company-id", company["companyId"], "--spec", str(spec), env=env, here=True
+    )
     assert set(created) == {"tableId"}
     granted = admin(
-        "grant", "--user-id", user["userId"], "--resource-id", created["tableId"], "--level", "READ", env=env
+        "grant",
+        "--user-id",
+        user["userId"],
+        "--resource-id",
+        created["tableId"],
+        "--level",
+        "READ",
+        env=env,
+        here=True,
     )
     assert granted == {"granted": True}
-    refused = run_svc(
+    refused = run_svc_here(
         "admin",
         "grant",
         "--user-id",
@@ -104,7 +119,7 @@ def test_create_table_and_grant_on_it(tmp_path: Path) -> None:
     )
     assert refused.returncode != 0
     assert "READ or WRITE" in refused.stderr
-    again = run_svc(
+    again = run_svc_here(
         "admin", "create-table", "--company-id", company["companyId"], "--spec", str(spec), env=env
     )
     assert again.returncode == 1
@@ -112,12 +127,12 @@ def test_create_table_and_grant_on_it(tmp_path: Path) -> None:
     spec.write_text(
         json.dumps({"sqlName": "bad", "name": "Bad", "columns": [{"name": "id", "type": "UUID"}]})
     )
-    invalid = run_svc(
+    invalid = run_svc_here(
         "admin", "create-table", "--company-id", company["companyId"], "--spec", str(spec), env=env
     )
     assert invalid.returncode == 1
     assert "unknown column type" in invalid.stderr
-    missing = run_svc(
+    missing = run_svc_here(
         "admin", "create-table", "--company-id", company["companyId"], "--spec", "/nope.json", env=env
     )
     assert missing.returncode == 2

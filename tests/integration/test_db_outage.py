@@ -31,7 +31,7 @@ from sinks.db.models import WebhookExecution
 from sinks.kafka import ensure_topics
 from streams.deliveries import DeliveryRuntime, now
 from tests.fixtures.handler import RecordingHandler
-from tests.fixtures.stack import Db, Ingress, make_settings, migrated
+from tests.fixtures.stack import Db, Ingress, ServedIngress, make_settings, migrated
 from tests.fixtures.tables import ORDERS
 from tests.integration.outage_helpers import (
     Load,
@@ -89,7 +89,7 @@ def stack(postgres_server: Postgres, kafka_bootstrap: str, tmp_path: Path) -> It
     asyncio.run(ensure_topics(settings))
     with migrated(settings) as db:
         company = db.create_company()
-        ingress = Ingress(settings)
+        ingress = ServedIngress(settings)  # the load generator is its own HTTP client
         ingress.start()
         worker = PostgresWorker(settings, tmp_path / "worker.log", url)
         worker.start()

@@ -23,7 +23,7 @@ from tests.fixtures.tables import Tables
 from tests.integration.analytics.test_loads import HEADER, csv_rows, load, upload
 from tests.integration.outage_helpers import Postgres, check_refusal, wait_until
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.served]  # files are uploaded to signed links over HTTP
 
 PASSWORD = f"pw-{uuid.uuid4().hex}"
 ROWS = 40

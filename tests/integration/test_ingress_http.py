@@ -4,10 +4,11 @@ import pytest
 
 from schemas.settings import Settings
 from svc import broker
-from tests.fixtures.stack import Db, Ingress, make_settings, migrated
+from tests.fixtures.stack import Db, Ingress, ServedIngress, make_settings, migrated
 from tests.fixtures.windows import with_window_left
 
-pytestmark = pytest.mark.integration
+# The HTTP server's own behaviour (request ids, size limits, errors) is what this module tests.
+pytestmark = [pytest.mark.integration, pytest.mark.served]
 
 
 def test_health_ready_metrics_and_docs(ingress: Ingress) -> None:
@@ -87,7 +88,7 @@ def limited(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> I
 
 def _serve(settings: Settings) -> Iterator[tuple[Ingress, Db]]:
     with migrated(settings) as db:
-        server = Ingress(settings)
+        server = ServedIngress(settings)
 
         @server.app.post("/boom")
         def boom() -> None:

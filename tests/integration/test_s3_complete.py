@@ -277,6 +277,7 @@ def test_appends_describe_and_preview(tables_world: Tables, worker: Worker, kafk
 # Uploads and bulk loads
 
 
+@pytest.mark.served  # `svc load` is a process of its own
 def test_uploads_and_bulk_loads(
     tables_world: Tables, ingress: Ingress, worker: Worker, kafka_settings: Settings, tmp_path: Path
 ) -> None:
@@ -359,6 +360,7 @@ def test_expired_uploads_lose_their_parts_on_s3(
 # Query jobs and their results
 
 
+@pytest.mark.served  # results are downloaded from their links over HTTP
 def test_query_results_pages_and_downloads(
     tables_world: Tables, worker: Worker, kafka_settings: Settings
 ) -> None:

@@ -26,7 +26,7 @@ from schemathesis import Case, GenerationMode
 from ingress.app import create_app
 from schemas.settings import Settings
 from sinks.kafka import ensure_topics
-from tests.fixtures.stack import Ingress, make_settings, migrated
+from tests.fixtures.stack import Ingress, ServedIngress, make_settings, migrated
 from tests.fixtures.tables import ORDERS
 
 pytestmark = pytest.mark.integration
@@ -65,7 +65,7 @@ def sweep(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> Ite
     )
     asyncio.run(ensure_topics(settings))
     with migrated(settings) as db:
-        server = Ingress(settings)
+        server = ServedIngress(settings)
         server.start()
         try:
             company = db.create_company()

@@ -140,18 +140,18 @@ def test_a_grant_narrowed_after_the_run_takes_effect_for_the_runner(tables_world
     member = tables_world.member_client
     job_id = run(tables_world, sales, "SELECT customer, amount FROM sales ORDER BY sale_id", member)
     link = tables_world.analytics("job-download-url", sales, {"jobId": job_id}, member).json()["url"]
-    assert httpx.get(link).status_code == 200
+    assert tables_world.client.get(link).status_code == 200
     grant(tables_world, sales, tables_world.member_id, **BOB_ONLY)
     for answer in output_calls(tables_world, sales, job_id, member):
         refused(answer)
     refused(tables_world.analytics("job-download-url", sales, {"jobId": job_id}, member))
     # A link issued before the grant changed stops working too.
-    stale = httpx.get(link)
+    stale = tables_world.client.get(link)
     assert stale.status_code == 403 and "alice" not in stale.text
     assert listed(tables_world, sales, job_id, member)["sql"] is None
     grant(tables_world, sales, tables_world.member_id)
     assert tables_world.analytics("job-results", sales, {"jobId": job_id}, member).status_code == 200
-    assert httpx.get(link).status_code == 200
+    assert tables_world.client.get(link).status_code == 200
 
 
 def test_another_company_cannot_reach_the_job(tables_world: Tables, sales: str) -> None:

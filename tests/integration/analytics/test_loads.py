@@ -21,7 +21,7 @@ from tests.fixtures.stack import Ingress
 from tests.fixtures.tables import Tables
 from tests.fixtures.worker import Worker
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.served]  # parts go to signed links over HTTP
 
 INTAKE = "/clients/svcdb-intake"
 PART = 5 * 1024 * 1024

@@ -169,16 +169,16 @@ def test_download_links(tables_world: Tables, ingress: Ingress, orders: str) -> 
     ]
     link = tables_world.analytics("job-download-url", orders, {"jobId": job_id}).json()
     assert link["expiresAt"] and link["url"].startswith("http")
-    downloaded = httpx.get(link["url"])
+    downloaded = tables_world.client.get(link["url"])
     assert downloaded.status_code == 200, downloaded.text
     rows = list(csv.reader(io.StringIO(downloaded.text)))
     assert rows[0] == ["order_id", "amount", "email"] and rows[1] == ["1", "12.50", "••••••••"]
     parquet = tables_world.analytics(
         "job-download-url", orders, {"jobId": job_id, "format": "PARQUET", "reveal": True}
     ).json()
-    table = pq.read_table(io.BytesIO(httpx.get(parquet["url"]).content))
+    table = pq.read_table(io.BytesIO(tables_world.client.get(parquet["url"]).content))
     assert table.column("email").to_pylist() == ["a@x.io", None, "b@y.io", "c@z.io"]
-    forged = httpx.get(link["url"][:-3] + "abc")
+    forged = tables_world.client.get(link["url"][:-3] + "abc")
     assert forged.status_code == 403
     grant = {"tableId": orders, "userId": tables_world.member_id, "level": "READ"}
     assert tables_world.admin("grant", grant).status_code == 200

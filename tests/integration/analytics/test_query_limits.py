@@ -87,6 +87,7 @@ def test_a_job_whose_worker_dies_is_run_again_elsewhere(
         assert job is not None and job.attempt == 2
 
 
+@pytest.mark.served  # files are uploaded to signed links over HTTP
 def test_data_loaded_per_day_is_limited(tables_world: Tables, worker: Worker) -> None:
     from tests.integration.analytics.test_loads import HEADER, csv_rows, finished, upload
 

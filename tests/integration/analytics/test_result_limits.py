@@ -20,7 +20,7 @@ from tests.fixtures.stack import make_settings
 from tests.fixtures.tables import Tables
 from tests.fixtures.worker import Worker
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.served]  # downloads stream over real HTTP
 
 WIDE = {
     "sqlName": "wide",

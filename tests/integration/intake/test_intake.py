@@ -12,10 +12,10 @@ from ingress.routes.intake import part_token
 from schemas.settings import Settings
 from sinks.db.uploads import uploaded_object
 from sinks.objectstore import MIN_PART_BYTES, ObjectStore
-from tests.fixtures.stack import Ingress, make_settings, migrated
+from tests.fixtures.stack import Ingress, ServedIngress, make_settings, migrated
 from tests.fixtures.tables import Tables
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.served]  # parts go to signed links over HTTP
 
 BASE = "/clients/svcdb-intake"
 
@@ -216,7 +216,7 @@ def test_bad_input_and_missing_keys(tables_world: Tables) -> None:
 def running(tmp_path: Path, kafka_bootstrap: str, **overrides: object) -> Iterator[tuple[Ingress, Settings]]:
     settings = make_settings(tmp_path / "data", kafka_bootstrap=kafka_bootstrap, **overrides)
     with migrated(settings):
-        server = Ingress(settings)
+        server = ServedIngress(settings)
         server.start()
         try:
             yield server, settings

@@ -28,7 +28,7 @@ from tests.fixtures.stack import Db, Ingress, make_settings, migrated
 from tests.fixtures.tables import Tables
 from tests.fixtures.worker import Worker, worker_env
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.served]  # parts, some streamed, are sent over real HTTP
 
 BASE = "/clients/svcdb-intake"
 MIB = 1024 * 1024

@@ -12,7 +12,7 @@ from tests.fixtures.stack import Ingress
 from tests.fixtures.tables import Tables
 from tests.fixtures.worker import Worker
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.served]  # a sender in a thread of its own
 
 CALLS, ROWS_PER_CALL = 60, 100
 SPEC = {

@@ -29,7 +29,7 @@ from tests.fixtures.two_workers import (
 )
 from tests.fixtures.worker import Worker
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.served]  # senders in threads of their own
 
 TABLES, CALLS, ROWS_PER_CALL = 4, 120, 50
 SPEC = {"name": "Events", "columns": [{"name": "n", "type": "LONG"}, {"name": "call", "type": "INT"}]}

@@ -13,7 +13,7 @@ from tests.fixtures.worker import Worker
 from tests.integration.webhooks.conftest import World
 from tests.integration.webhooks.delivery_helpers import TRIGGER, history, register_handler, tool_webhook
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.served]  # a sender in a thread of its own
 
 DELIVERIES = 150
 

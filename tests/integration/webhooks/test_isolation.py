@@ -21,7 +21,7 @@ from tests.fixtures.stack import Ingress
 from tests.integration.webhooks.conftest import Person, World
 from tests.integration.webhooks.delivery_helpers import TRIGGER, history
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.served]  # clients of their own, at once
 CATASTROPHIC_REGEX = "return /^(a+)+$/.test('a'.repeat(40) + 'b')"
 
 
