@@ -36,6 +36,8 @@ FAST_RECOVERY = {
     "SVC_QUEUED_GRACE_SECONDS": "3",
     "SVC_PROCESSING_GRACE_SECONDS": "1",
 }
+# Killed in this order on one stack under load.
+VICTIMS = ("worker", "broker", "ingress")
 
 
 @pytest.fixture
@@ -188,15 +190,35 @@ def _healthy(url: str) -> bool:
         return False
 
 
-@pytest.mark.parametrize("victim", ["worker", "ingress", "broker"])
-def test_a_killed_child_is_restarted_and_every_accepted_delivery_ends(
-    up: Up, handler: RecordingHandler, victim: str
+def _backlog(sender: Sender, handler: RecordingHandler) -> int:
+    """Deliveries accepted that the handler has not seen yet (about: a retried call counts twice)."""
+    return len(sender.accepted) - len(handler.calls)
+
+
+def _kill_and_recover(up: Up, handler: RecordingHandler, sender: Sender, victim: str) -> int:
+    """SIGKILL the oldest child of role ``victim`` under load; wait until svc up has started it again and the
+    stack accepts and handles deliveries again. Returns the killed pid."""
+    poll(lambda: len(handler.calls) >= 20, 30, "the handler was not called")
+    running = up.pids(victim)
+    old = min(running)
+    os.kill(old, signal.SIGKILL)
+    killed_at = time.monotonic()
+    poll(lambda: len(up.pids(victim) - {old}) == len(running), 30, f"the {victim} was not started again")
+    poll(lambda: _healthy(up.url), 30, f"/healthz did not answer again after the {victim} was killed")
+    poll(lambda: sender.accepted_since(killed_at) >= 20, 30, f"triggers were not accepted after the {victim}")
+    calls = len(handler.calls)
+    # A restarted worker rejoins the group and the broker rebalances: slow on a machine kept busy.
+    poll(lambda: len(handler.calls) > calls, 90, f"deliveries were not handled again after the {victim}")
+    return old
+
+
+def test_killed_children_are_restarted_and_every_accepted_delivery_ends(
+    up: Up, handler: RecordingHandler
 ) -> None:
-    if victim == "broker":
-        # Keep a backlog in the broker when it dies (a few handler slots, slow calls): the records it held are
-        # gone, and only the reconciler's re-publishing from the database can finish those deliveries.
-        up.env["SVC_WORKER_CONCURRENCY"] = "4"
-        handler.delay = 0.2
+    """One stack under load loses its worker, then its broker, then its ingress (SIGKILL each, in turn), and
+    at last svc up itself: each child comes back, and every delivery accepted meanwhile reaches an end."""
+    # A few handler slots, so slow calls keep a backlog in the broker when it dies (below).
+    up.env["SVC_WORKER_CONCURRENCY"] = "4"
     up.start()
     assert [line.split(":", 1)[0] for line in up.shape] == [
         "database",
@@ -211,40 +233,36 @@ def test_a_killed_child_is_restarted_and_every_accepted_delivery_ends(
     thread = threading.Thread(target=sender.run, daemon=True)
     thread.start()
     try:
-        poll(lambda: len(handler.calls) >= 20, 30, "the handler was not called")
-        running = up.pids(victim)
-        old = min(running)
-        os.kill(old, signal.SIGKILL)
-        killed_at = time.monotonic()
-
-        poll(lambda: len(up.pids(victim) - {old}) == len(running), 30, f"the {victim} was not started again")
-        poll(lambda: _healthy(up.url), 30, "/healthz did not answer again")
-        poll(lambda: sender.accepted_since(killed_at) >= 20, 30, "triggers were not accepted again")
-        calls = len(handler.calls)
-        # A restarted worker rejoins the group and the broker rebalances: slow on a machine kept busy.
-        poll(lambda: len(handler.calls) > calls, 90, "deliveries were not handled again")
+        killed: dict[str, int] = {}
+        for victim in VICTIMS:
+            # Slow calls while the broker dies: the records it held are gone, and only the reconciler's
+            # re-publishing from the database can finish those deliveries.
+            handler.delay = 0.2 if victim == "broker" else 0.0
+            if victim == "broker":
+                poll(
+                    lambda: _backlog(sender, handler) >= 30, 30, "no backlog built up before the broker died"
+                )
+            killed[victim] = _kill_and_recover(up, handler, sender, victim)
+        handler.delay = 0.0
     finally:
         sender.done.set()
         thread.join(timeout=60)
     assert up.process is not None and up.process.poll() is None, "svc up itself must keep running"
 
-    _assert_every_accepted_delivery_ended(up, power, webhook_id, sender, f"{victim} killed")
+    _assert_every_accepted_delivery_ended(up, power, webhook_id, sender, " then ".join(VICTIMS) + " killed")
 
     logs = up.logs()
-    (name,) = {e["child"] for e in logs if e.get("msg") == "child started" and e.get("pid") == old}
     restarts = [entry for entry in logs if entry.get("msg") == "child exited; restarting it"]
-    assert any(
-        entry["child"] == name and entry.get("signal") == "SIGKILL" and entry["attempt"] == 1
-        for entry in restarts
-    ), restarts
+    for victim, old in killed.items():
+        (name,) = {e["child"] for e in logs if e.get("msg") == "child started" and e.get("pid") == old}
+        assert any(
+            entry["child"] == name and entry.get("signal") == "SIGKILL" and entry["attempt"] == 1
+            for entry in restarts
+        ), (victim, restarts)
+    # svc up itself killed outright: its children must not outlive it. (test_stack stops it with SIGTERM.)
     everyone = descendants(up.process.pid)
-    if victim == "ingress":
-        # svc up itself killed outright: its children must not outlive it.
-        up.kill()
-        poll(lambda: not any(alive(pid) for pid in everyone), 30, "SIGKILL of svc up left orphans")
-        return
-    assert up.stop() == 0
-    poll(lambda: not any(alive(pid) for pid in everyone), 30, "SIGTERM left child processes behind")
+    up.kill()
+    poll(lambda: not any(alive(pid) for pid in everyone), 30, "SIGKILL of svc up left orphans")
 
 
 def test_several_processes_on_postgresql_share_the_port_and_the_consumer_group(
