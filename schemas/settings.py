@@ -36,6 +36,8 @@ BROKER_PROFILES: dict[BrokerProfile, dict[str, int | float]] = {
         "kafka_fetch_busy_wait_ms": 2,
         "kafka_fetch_busy_seconds": 2.0,
         "kafka_fetch_loaded_wait_ms": 20,
+        "kafka_fetch_quiet_wait_ms": 500,
+        "kafka_fetch_quiet_after_seconds": 10.0,
         "kafka_batch_pace_ms": 5,
     },
     BrokerProfile.KAFKA: {
@@ -43,6 +45,8 @@ BROKER_PROFILES: dict[BrokerProfile, dict[str, int | float]] = {
         "kafka_fetch_busy_wait_ms": 500,
         "kafka_fetch_busy_seconds": 0.0,
         "kafka_fetch_loaded_wait_ms": 500,
+        "kafka_fetch_quiet_wait_ms": 500,
+        "kafka_fetch_quiet_after_seconds": 0.0,
         "kafka_batch_pace_ms": 5,
     },
 }
@@ -67,6 +71,10 @@ class Settings(BaseSettings):
     kafka_fetch_busy_seconds: float = Field(2.0, ge=0, le=60)
     # After a fetch that brought a heavy stream's records, fetches wait this long (fewer, fuller fetches).
     kafka_fetch_loaded_wait_ms: int = Field(20, ge=1, le=1500)
+    # After this long without a record, fetches wait kafka_fetch_quiet_wait_ms: an idle stack stops polling
+    # 50 times a second, and the first record after the silence is seen up to that much later.
+    kafka_fetch_quiet_wait_ms: int = Field(500, ge=1, le=1500)
+    kafka_fetch_quiet_after_seconds: float = Field(10.0, ge=0, le=3600)
     # Sends to the webhook delivery and result topics are at least this far apart (sinks/kafka.BatchPacer):
     # a stream leaves in few, full batches; a lone record goes at once. 0 sends every record at once.
     kafka_batch_pace_ms: int = Field(5, ge=0, le=1000)

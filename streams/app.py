@@ -59,6 +59,8 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = (), app_id: str | 
         busy_ms=min(settings.kafka_fetch_busy_wait_ms, settings.kafka_fetch_max_wait_ms),
         busy_seconds=settings.kafka_fetch_busy_seconds,
         loaded_ms=min(settings.kafka_fetch_loaded_wait_ms, settings.kafka_fetch_max_wait_ms),
+        quiet_ms=max(settings.kafka_fetch_quiet_wait_ms, settings.kafka_fetch_max_wait_ms),
+        quiet_after_seconds=settings.kafka_fetch_quiet_after_seconds,
     )
     for register in areas:
         register(app, settings)

@@ -165,3 +165,30 @@ def test_the_bytes_are_read_from_aiokafka_s_own_buffered_results() -> None:
     )
     assert fetch_wait._buffered_bytes(fetcher, set()) == records.size_in_bytes() > LOADED_BYTES
     assert fetch_wait._buffered_bytes(fetcher, {tp}) == 0
+
+
+def test_a_long_silence_makes_fetches_wait_the_quiet_wait_until_records_arrive() -> None:
+    clock = Clock()
+    wait = FetchWait(
+        idle_ms=20, busy_ms=2, busy_seconds=2.0, quiet_ms=500, quiet_after_seconds=10.0, clock=clock
+    )
+    assert wait.current_ms() == 20  # a new worker polls at the idle wait for its first seconds
+    clock.now += 10.0
+    assert wait.current_ms() == 500
+    wait.nothing_arrived()
+    assert wait.current_ms() == 500
+    wait.records_arrived()
+    assert wait.current_ms() == 2
+    clock.now += 2.0
+    assert wait.current_ms() == 20
+    clock.now += 7.9
+    assert wait.current_ms() == 20
+    clock.now += 0.1
+    assert wait.current_ms() == 500
+
+
+def test_without_a_quiet_wait_the_idle_wait_lasts() -> None:
+    clock = Clock()
+    wait = FetchWait(idle_ms=20, busy_ms=2, busy_seconds=2.0, clock=clock)
+    clock.now += 3600
+    assert wait.current_ms() == 20
