@@ -102,9 +102,9 @@ def storage_properties(settings: Settings) -> dict[str, str]:
     Readers (DuckDB's S3 secret) are built from the same properties."""
     if not settings.resolved_warehouse.startswith("s3://"):
         return {}
-    import boto3  # only an s3:// warehouse pays for importing it
+    from sinks.objectstore.s3 import new_session  # only an s3:// warehouse pays for importing boto3
 
-    session = boto3.session.Session()
+    session = new_session()
     # boto3 itself reads only AWS_DEFAULT_REGION; AWS_REGION is what the other AWS SDKs (and compose) set.
     properties = {"s3.region": os.environ.get("AWS_REGION") or session.region_name or "us-east-1"}
     if settings.s3_endpoint:
