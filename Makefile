@@ -51,6 +51,9 @@ coverage: install-dev ## the whole suite with line coverage of the service's pac
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup --cov=svc --cov=schemas --cov=core --cov=ingress \
 		--cov=streams --cov=sinks --cov-report=term:skip-covered $(PYTEST_ARGS)
 
+openapi: install ## write the ingress's OpenAPI document to docs/openapi.json (a test fails when it drifts)
+	$(BIN)/svc openapi > docs/openapi.json
+
 lint: install-dev ## ruff, mypy and the import contracts of docs/architecture.md
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -65,4 +68,4 @@ ci: lint test ## what CI runs (.ci/run)
 clean: ## remove the virtualenv, caches and the local data dir
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .svc
 
-.PHONY: help install install-dev run test test-unit test-integration coverage lint bench ci clean
+.PHONY: help install install-dev run test test-unit test-integration coverage openapi lint bench ci clean

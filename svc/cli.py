@@ -52,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
             "--name", help="this process's name in every log line (svc up names ingress-1, ...)"
         )
     roles.add_parser("migrate", help="apply the metadata DB migrations and exit")
+    roles.add_parser("openapi", help="print the ingress's OpenAPI document (docs/openapi.json) and exit")
     _load_parser(roles)
 
     admin = roles.add_parser("admin", help="manage companies, users, handler resources and grants")
@@ -175,6 +176,14 @@ def run_admin(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def openapi_document() -> str:
+    """The ingress's OpenAPI document as committed in docs/openapi.json: the default settings' app (the
+    document depends on no setting), indented, one trailing newline."""
+    from ingress.app import create_app
+
+    return json.dumps(create_app(Settings.model_construct()).openapi(), indent=2, ensure_ascii=False) + "\n"
+
+
 def _name_every_record(name: str) -> None:
     """Each log line carries ``svc_process``: svc up's children share its stderr, several of one role."""
     make_record = logging.getLogRecordFactory()
@@ -193,6 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from svc import load_file
 
         return load_file.run(args)
+    if args.role == "openapi":
+        sys.stdout.write(openapi_document())
+        return 0
     try:
         settings = Settings()
     except ValidationError as exc:
