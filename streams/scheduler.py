@@ -90,6 +90,9 @@ class SchedulerRuntime(HandlerRuntime):
         super().__init__(settings, name="scheduler-commit", **kwargs)
         # Runs that fall due together are claimed together: one statement instead of one per run.
         self._claims: list[tuple[str, asyncio.Future[RunWork | None]]] = []
+        # Runs claimed here whose outcome is not recorded yet: the reconciler never hands them to another
+        # attempt, however long this process took.
+        self.acting: set[str] = set()
 
     async def publish(self, ticks: list[Tick]) -> None:
         """All at once: the producer batches them, instead of one broker round trip per tick."""
@@ -120,7 +123,13 @@ class SchedulerRuntime(HandlerRuntime):
             seconds=self.settings.scheduler_action_timeout_seconds + settings.processing_grace_seconds
         )
         abandoned = await self.committer.run(
-            partial(scheduled_runs.take_abandoned, now=moment, grace=running_grace, limit=500)
+            partial(
+                scheduled_runs.take_abandoned,
+                now=moment,
+                grace=running_grace,
+                limit=500,
+                acting=frozenset(self.acting),
+            )
         )
         if lost or abandoned:
             log.warning("re-sending scheduled runs", extra={"queued": len(lost), "abandoned": len(abandoned)})
@@ -146,7 +155,11 @@ class SchedulerRuntime(HandlerRuntime):
             log.exception("claiming a scheduled run failed", extra={"run_id": tick.run_id})
             return
         if work is not None:
-            await self._run(work)
+            self.acting.add(work.run_id)
+            try:
+                await self._run(work)
+            finally:
+                self.acting.discard(work.run_id)
 
     async def _claim(self, run_id: str) -> RunWork | None:
         """The claim is durable before the action starts."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -209,16 +210,18 @@ def take_lost(session: Session, now: datetime, grace: timedelta, limit: int) -> 
     return [_tick(run) for run in runs]
 
 
-def take_abandoned(session: Session, now: datetime, grace: timedelta, limit: int) -> list[Tick]:
-    """RUNNING runs older than ``grace`` lost their worker: queue the next attempt, or fail the last."""
-    runs = list(
-        session.scalars(
-            select(ScheduledEventRun)
-            .where(ScheduledEventRun.status == RUNNING, ScheduledEventRun.started_at < now - grace)
-            .order_by(ScheduledEventRun.started_at)
-            .limit(limit)
-        )
+def take_abandoned(
+    session: Session, now: datetime, grace: timedelta, limit: int, acting: Collection[str] = ()
+) -> list[Tick]:
+    """RUNNING runs older than ``grace`` lost their worker: queue the next attempt, or fail the last. The runs
+    of ``acting`` are in this process's hands (a worker kept busy past the grace, by a rebalance or a loaded
+    machine, is not a dead one): their outcome is on its way, and another attempt would act twice."""
+    query = select(ScheduledEventRun).where(
+        ScheduledEventRun.status == RUNNING, ScheduledEventRun.started_at < now - grace
     )
+    if acting:
+        query = query.where(ScheduledEventRun.id.not_in(list(acting)))
+    runs = list(session.scalars(query.order_by(ScheduledEventRun.started_at).limit(limit)))
     again: list[Tick] = []
     for run in runs:
         if run.attempt >= MAX_ATTEMPTS:

@@ -13,6 +13,7 @@ from core.schedules.spec import ScheduleError, parse_schedule_expression, valida
 from schemas.scheduled_events import (
     ActionType,
     CreateEventRequest,
+    RunStatus,
     ToolConfig,
     UpdateEventRequest,
     missing_target_message,
@@ -207,3 +208,22 @@ def test_claim_run_is_compare_and_set(db: Db) -> None:
         assert work is not None and work.config == TOOL
     with db.sessions.begin() as session:
         assert scheduled_runs.claim_run(session, tick.run_id, NOW) is None
+
+
+def test_a_run_past_its_grace_goes_to_another_attempt_unless_this_process_is_acting_on_it(db: Db) -> None:
+    for minutes in (1, 2):
+        add_event(db, EVERY_MINUTE, next_fire_at=NOW, anchor=NOW - timedelta(minutes=minutes))
+    ticks = claim(db, NOW)
+    with db.sessions.begin() as session:
+        works = scheduled_runs.claim_runs(session, [tick.run_id for tick in ticks], NOW)
+    mine, lost = works[0].run_id, works[1].run_id
+    later, grace = NOW + timedelta(seconds=30), timedelta(seconds=20)
+    with db.sessions.begin() as session:
+        again = scheduled_runs.take_abandoned(session, later, grace, 10, acting=frozenset({mine}))
+    assert [tick.run_id for tick in again] == [lost]
+    with db.sessions() as session:
+        statuses = {run.id: (run.status, run.attempt) for run in session.query(ScheduledEventRun)}
+    assert statuses == {mine: ("RUNNING", 1), lost: ("QUEUED", 2)}
+    # Its outcome is still recorded, and nothing was handed to a second attempt.
+    with db.sessions.begin() as session:
+        assert scheduled_runs.finish_run(session, mine, RunStatus.SUCCEEDED, later, None, None, NOW)
