@@ -26,6 +26,14 @@ _POSTGRES_CONNECT_ARGS = {
 }
 
 
+def with_postgres_connect_args(url: str) -> str:
+    """``url`` with the connect timeout and keepalives above in its query, where it names none of its own:
+    for engines made elsewhere from a URL alone (the Iceberg catalog's)."""
+    parsed = make_url(url)
+    missing = {name: str(value) for name, value in _POSTGRES_CONNECT_ARGS.items() if name not in parsed.query}
+    return parsed.update_query_dict(missing).render_as_string(hide_password=False)
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")

@@ -46,6 +46,7 @@ from schemas.column_types import (
     parse_column_type,
     validate_columns,
 )
+from sinks.db.engine import with_postgres_connect_args
 from sinks.iceberg.exceptions import CommitConflict, InvalidSchema, TableExists, TableNotFound
 from sinks.iceberg.types import iceberg_schema, iceberg_type
 
@@ -130,6 +131,10 @@ def make_catalog(database_url: str, warehouse: str, **properties: str) -> SqlCat
     uri = database_url
     if uri.startswith("postgresql://"):
         uri = "postgresql+psycopg://" + uri.removeprefix("postgresql://")
+    if uri.startswith("postgresql"):
+        # The metadata engine's connect timeout and keepalives: a vanished server fails a table call in
+        # seconds instead of hanging it for the kernel's minutes.
+        uri = with_postgres_connect_args(uri)
     if uri.startswith("sqlite:///"):
         Path(uri.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     location = warehouse_location(warehouse)
