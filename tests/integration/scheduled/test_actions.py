@@ -18,6 +18,7 @@ from sinks.iceberg import catalog as iceberg
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.stack import Db
 from tests.fixtures.tables import Tables
+from tests.fixtures.two_workers import wait_until
 from tests.fixtures.worker import Worker
 from tests.integration.scheduled.conftest import BASE, Scene, tool_event
 from tests.integration.scheduled.test_firing import (
@@ -26,7 +27,6 @@ from tests.integration.scheduled.test_firing import (
     make_due,
     once_in,
     runs,
-    wait_until,
 )
 
 pytestmark = pytest.mark.integration

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,20 +16,11 @@ from schemas.settings import Settings
 from sinks.db import resources, scheduled_events
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.stack import Db
+from tests.fixtures.two_workers import wait_until
 from tests.fixtures.worker import Worker, worker_env
 from tests.integration.scheduled.conftest import Scene, tool_event
 
 pytestmark = pytest.mark.integration
-
-
-def wait_until(check: Callable[[], Any], timeout: float = 45) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError("condition not met in time")
 
 
 def handler_tool(scene: Scene, handler: RecordingHandler) -> str:
