@@ -72,6 +72,11 @@ class Stack:
     process: subprocess.Popen[bytes]
     stderr_path: Path
 
+    @property
+    def metrics_url(self) -> str:
+        """The first ingress process's metrics listener."""
+        return f"http://127.0.0.1:{self.env['SVC_METRICS_PORT']}/metrics"
+
     def admin(self, *args: str) -> dict[str, Any]:
         done = subprocess.run(
             [sys.executable, "-m", "svc", "admin", *args],
@@ -150,6 +155,7 @@ def running_stack(data_dir: Path, extra_env: Mapping[str, str] | None = None) ->
         SVC_DATA_DIR=str(data_dir),
         SVC_PORT=str(port),
         SVC_BROKER_PORT=str(free_port()),
+        SVC_METRICS_PORT=str(free_port()),
         SVC_LOG_LEVEL="WARNING",
     )
     env.update(extra_env or {})

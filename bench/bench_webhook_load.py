@@ -582,11 +582,11 @@ HISTOGRAM_LINE = re.compile(
 )
 
 
-def trigger_histogram(url: str) -> dict[str, float]:
+def trigger_histogram(metrics_url: str) -> dict[str, float]:
     """The ingress's own timing of the trigger (middleware entry to exit): buckets, sum and count."""
     values: dict[str, float] = {}
     try:
-        text = httpx.get(f"{url}/metrics", timeout=30).text
+        text = httpx.get(metrics_url, timeout=30).text
     except httpx.HTTPError:
         return values
     for line in text.splitlines():
@@ -684,7 +684,7 @@ def run_svc_step(
     args: argparse.Namespace,
 ) -> Step:
     base = handler.count()
-    histogram_before = trigger_histogram(stack.url)
+    histogram_before = trigger_histogram(stack.metrics_url)
     cpu_before = {name: cpu_seconds(pid) for name, pid in processes.items()}
     began = time.monotonic()
     result = generator.run(
@@ -694,7 +694,7 @@ def run_svc_step(
     cpu_run = {name: cpu_seconds(pid) for name, pid in processes.items()}
     step = summarise("svc", result)
     wait_responsive(stack.url)
-    histogram_after = trigger_histogram(stack.url)
+    histogram_after = trigger_histogram(stack.metrics_url)
     wanted = {sample[3] for sample in result["samples"] if sample[2] == 202 and sample[3]}
     sent_202 = len(wanted)
     deadline = step.window_end_wall + DELIVERY_GRACE_SECONDS

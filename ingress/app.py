@@ -12,6 +12,7 @@ from prometheus_client import CollectorRegistry
 
 from ingress import errors
 from ingress.auth_throttle import AuthThrottle
+from ingress.metrics_listener import MetricsListener
 from ingress.middleware import EdgeMiddleware, HttpMetrics
 from ingress.ratelimit import RateLimiter, RowQuota
 from ingress.routes import (
@@ -104,10 +105,14 @@ def create_app(settings: Settings) -> FastAPI:
         # collector's sight, full collections no longer walk it on every request burst.
         gc.collect()
         gc.freeze()
+        metrics = MetricsListener(registry, settings.metrics_host, settings.metrics_port)
+        metrics.start()
+        app.state.metrics_port = metrics.port
         log.info("ingress ready", extra={"host": settings.host, "port": settings.port})
         try:
             yield
         finally:
+            metrics.stop()
             committer.stop()
             counts.stop()
             await publisher.stop()

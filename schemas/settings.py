@@ -143,6 +143,10 @@ class Settings(BaseSettings):
     query_max_temp_bytes: int = Field(10 * 1000**3, ge=0)
 
     log_level: str = "INFO"
+    # Prometheus metrics: their own listener, loopback by default, never the public port. 0 serves none.
+    # `svc up` gives its ingress processes this port and the ones after it (ingress-2 on port + 1, ...).
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int = Field(9464, ge=0, le=65535)
     shutdown_timeout_seconds: float = Field(20.0, gt=0)
     # `svc up` runs its worker at this niceness: when the machine's cores are all busy, the ingress and the
     # broker (whose answers callers wait on) come first, and the worker's background work yields.

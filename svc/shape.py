@@ -114,9 +114,26 @@ def shape_lines(settings: Settings, *, bootstrap: str, counts: ProcessCounts, po
         ("object store", object_store_description(settings)),
         ("ingress", f"{_processes(counts.ingress)} {_on(counts.ingress)} {settings.host}:{port}"),
         ("workers", f"{_processes(counts.workers)} in consumer group {settings.worker_id}"),
+        ("metrics", metrics_description(settings, counts.ingress)),
     ]
     width = max(len(label) for label, _ in rows) + 1
     return [f"{label + ':':<{width}} {value}" for label, value in rows]
+
+
+def metrics_ports(settings: Settings, ingress_count: int) -> list[int]:
+    """The metrics port of each ingress process (ingress-1 first): consecutive from the setting's; none
+    when it is 0."""
+    if settings.metrics_port == 0:
+        return []
+    return [settings.metrics_port + index for index in range(ingress_count)]
+
+
+def metrics_description(settings: Settings, ingress_count: int) -> str:
+    ports = metrics_ports(settings, ingress_count)
+    if not ports:
+        return "off (SVC_METRICS_PORT=0)"
+    span = str(ports[0]) if len(ports) == 1 else f"{ports[0]}-{ports[-1]}"
+    return f"http://{settings.metrics_host}:{span}/metrics"
 
 
 def _on(count: int) -> str:

@@ -292,7 +292,9 @@ def _start_roles(supervisor: Supervisor, resolved: Settings, counts: shape.Proce
         supervisor.start(
             name, "worker", partial(children.spawn, worker, env=env, niceness=resolved.worker_niceness)
         )
+    metrics_ports = shape.metrics_ports(resolved, counts.ingress)
     for index in range(1, counts.ingress + 1):
         name = f"ingress-{index}"
         ingress = [*command, "ingress", "--name", name, "--fd", str(fd)]
-        supervisor.start(name, "ingress", partial(children.spawn, ingress, env=env, pass_fds=(fd,)))
+        own = dict(env, SVC_METRICS_PORT=str(metrics_ports[index - 1] if metrics_ports else 0))
+        supervisor.start(name, "ingress", partial(children.spawn, ingress, env=own, pass_fds=(fd,)))

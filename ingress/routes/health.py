@@ -1,12 +1,11 @@
-"""Liveness, readiness and Prometheus metrics."""
+"""Liveness and readiness. Prometheus metrics have their own listener (ingress/metrics_listener.py)."""
 
 from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
@@ -45,7 +44,3 @@ async def readyz(svc: Svc) -> JSONResponse:
         headers=headers,
     )
 
-
-@router.get("/metrics", summary="Prometheus metrics", response_class=Response)
-async def metrics(svc: Svc) -> Response:
-    return Response(generate_latest(svc.registry), media_type=CONTENT_TYPE_LATEST)

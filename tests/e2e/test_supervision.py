@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -227,6 +228,7 @@ def test_killed_children_are_restarted_and_every_accepted_delivery_ends(
         "object store",
         "ingress",
         "workers",
+        "metrics",
     ]
     webhook_id, key, power = _webhook(up, handler)
     sender = Sender(up.url, webhook_id, key)
@@ -265,6 +267,14 @@ def test_killed_children_are_restarted_and_every_accepted_delivery_ends(
     poll(lambda: not any(alive(pid) for pid in everyone), 30, "SIGKILL of svc up left orphans")
 
 
+def _scraped(port: int) -> bool:
+    try:
+        answer = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5)
+    except httpx.HTTPError:
+        return False
+    return answer.status_code == 200 and "svc_http_requests_total" in answer.text
+
+
 def test_several_processes_on_postgresql_share_the_port_and_the_consumer_group(
     tmp_path: Path, handler: RecordingHandler
 ) -> None:
@@ -273,6 +283,7 @@ def test_several_processes_on_postgresql_share_the_port_and_the_consumer_group(
         SVC_DATABASE_URL=postgres.new_database_url(),
         SVC_INGRESS_PROCESSES="2",
         SVC_WORKER_PROCESSES="2",
+        SVC_METRICS_PORT=str(metrics_port := broker.free_port()),
         **FAST_RECOVERY,
     )
     try:
@@ -282,6 +293,12 @@ def test_several_processes_on_postgresql_share_the_port_and_the_consumer_group(
         assert shape["ingress"].strip().startswith(f"2 processes sharing 127.0.0.1:{up.port}")
         assert shape["workers"].strip().startswith("2 processes in consumer group svc-worker")
         assert len(up.pids("ingress")) == 2 and len(up.pids("worker")) == 2
+        # Each ingress process has its own metrics listener, on consecutive ports.
+        ports = (metrics_port, metrics_port + 1)
+        assert shape["metrics"].strip() == f"http://127.0.0.1:{ports[0]}-{ports[1]}/metrics"
+        for port in ports:
+            poll(partial(_scraped, port), 30, f"no metrics on port {port}")
+        assert httpx.get(f"{up.url}/metrics", timeout=10).status_code == 404
         poll(lambda: _group_members(up) == 2, 30, "the two workers did not join one consumer group")
 
         webhook_id, key, power = _webhook(up, handler)

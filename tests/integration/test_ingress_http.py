@@ -1,5 +1,6 @@
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from schemas.settings import Settings
@@ -11,18 +12,36 @@ from tests.fixtures.windows import with_window_left
 pytestmark = [pytest.mark.integration, pytest.mark.served]
 
 
-def test_health_ready_metrics_and_docs(ingress: Ingress) -> None:
+def test_health_ready_and_docs(ingress: Ingress) -> None:
     client = ingress.client
     health = client.get("/healthz")
     assert health.status_code == 200 and health.json() == {"status": "ok"}
     ready = client.get("/readyz")
     assert ready.status_code == 200, ready.text
     assert ready.json()["checks"] == {"database": "ok", "broker": "ok"}
-    metrics = client.get("/metrics")
-    assert metrics.status_code == 200
-    assert 'svc_http_requests_total{method="GET",route="/healthz",status="200"}' in metrics.text
     assert client.get("/openapi.json").json()["info"]["title"] == "svc"
     assert client.get("/docs").status_code == 200
+
+
+def test_metrics_are_served_on_their_own_loopback_listener_not_the_public_port(
+    tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str
+) -> None:
+    metrics_port = broker.free_port()
+    settings = make_settings(
+        tmp_path_factory.mktemp("metrics") / "data",
+        kafka_bootstrap=kafka_bootstrap,
+        metrics_port=metrics_port,
+    )
+    for server, _db in _serve(settings):
+        assert server.client.get("/healthz").status_code == 200
+        public = server.client.get("/metrics")
+        assert public.status_code == 404 and public.headers["X-Request-Id"]
+        assert "/metrics" not in server.client.get("/openapi.json").json()["paths"]
+        scraped = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10)
+        assert scraped.status_code == 200 and scraped.headers["X-Request-Id"]
+        assert 'svc_http_requests_total{method="GET",route="/healthz",status="200"}' in scraped.text
+        # The public /metrics attempt is counted like any other unknown path.
+        assert 'status="404"' in scraped.text
 
 
 def test_every_response_carries_a_request_id(ingress: Ingress) -> None:

@@ -9,6 +9,7 @@ from svc.database import _reason
 from svc.shape import (
     ProcessCounts,
     database_location,
+    metrics_ports,
     process_counts,
     shape_lines,
     sqlite_refusal,
@@ -90,6 +91,7 @@ def test_the_shape_of_a_postgresql_stack_with_a_password_in_its_url(tmp_path: Pa
         "object store: s3://svc-objects/prod via http://minio:9000",
         "ingress:      4 processes sharing 127.0.0.1:8080",
         "workers:      2 processes in consumer group svc-worker",
+        "metrics:      http://127.0.0.1:9464-9467/metrics",
     ]
     text = "\n".join(lines)
     for secret in ("hunter2", "secret", "minio-user"):
@@ -106,7 +108,16 @@ def test_the_shape_of_the_default_stack(tmp_path: Path) -> None:
     assert lines[4:] == [
         "ingress:      1 process on 127.0.0.1:8080",
         "workers:      1 process in consumer group svc-worker",
+        "metrics:      http://127.0.0.1:9464/metrics",
     ]
+
+
+def test_metrics_ports_are_consecutive_per_ingress_process_and_none_when_off(tmp_path: Path) -> None:
+    assert metrics_ports(settings(tmp_path, metrics_port=9500), 3) == [9500, 9501, 9502]
+    assert metrics_ports(settings(tmp_path, metrics_port=0), 3) == []
+    off = settings(tmp_path, metrics_port=0)
+    lines = shape_lines(off, bootstrap="b:1", counts=ProcessCounts(ingress=2, workers=1), port=80)
+    assert lines[-1] == "metrics:      off (SVC_METRICS_PORT=0)"
 
 
 def test_an_external_broker_is_named_by_its_bootstrap(tmp_path: Path) -> None:
