@@ -35,7 +35,10 @@ class ConvertedAppend:
 
 def check_size(raw: bytes) -> None:
     if len(raw) > MAX_BYTES:
-        raise analytics_error("ROW_LIMIT", f"An append carries at most {MAX_BYTES} bytes", "Split the rows")
+        # A byte limit, not a row count: the same code as any body over the request limit.
+        raise analytics_error(
+            "REQUEST_TOO_LARGE", f"An append carries at most {MAX_BYTES} bytes", "Split the rows"
+        )
 
 
 def check_count(body: AppendRowsRequest) -> None:

@@ -1,5 +1,10 @@
 """Errors in the spec's shared format: a JSON body with ``errors`` (array of strings).
 
+Under ``/clients/svcdb/analytics/`` every error also carries analytics' ``errorCode`` and ``hint``, those
+raised by what all areas share too (``failure_body``): a refused body is 400 ``INVALID_REQUEST``, a missing
+or wrong key 401 ``UNAUTHORIZED``, a body over the size limit 413 ``REQUEST_TOO_LARGE``, a rate limit 429
+``RATE_LIMITED``.
+
 While the metadata database cannot be reached, a call that needs it answers 503 with ``Retry-After`` in its
 area's format (the trigger's ``ExecuteWebhookResponse``, analytics' ``errorCode``, ``errors`` and ``hint``,
 ``errors`` elsewhere), never a 500, and logs at most one line a second saying so. So does a call whose
@@ -13,6 +18,8 @@ import logging
 import sqlite3
 import threading
 import time
+from collections.abc import Mapping
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -35,7 +42,33 @@ DATABASE_UNAVAILABLE = "The service's database is unavailable; retry after the t
 STORAGE_RETRY_AFTER_SECONDS = 5
 # Paths whose errors have their own shape (ingress/routes/webhook_trigger.py, ingress/analytics_errors.py).
 _TRIGGER_PATH = "/clients/custom-webhooks"
-_ANALYTICS_PREFIX = "/clients/svcdb/analytics/"
+ANALYTICS_PREFIX = "/clients/svcdb/analytics/"
+# Analytics answers every failure with a code, also those raised by what all areas share (request
+# validation, authentication, rate limits, the body-size limit), which cannot know whose call it refuses.
+# The codes and their statuses are those of ingress/analytics_errors.py (a unit test holds them equal).
+SHARED_ANALYTICS_CODES = {
+    400: "INVALID_REQUEST",
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    413: "REQUEST_TOO_LARGE",
+    429: "RATE_LIMITED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
+_SHARED_HINTS = {
+    400: "Correct what each message names (field: problem) and send the call again; "
+    "GET /openapi.json has every request's schema",
+    401: "Send your client API key as-is in the Authorization header (a poweruser or webhook key is refused "
+    "here)",
+    403: "Ask an admin of your company for the permission this call needs",
+    404: "No such analytics operation: GET /openapi.json lists them",
+    405: "Every analytics operation is a POST with a JSON body",
+    500: "Retry the call; if it fails again, report the X-Request-Id of the answer",
+    413: "Send a smaller body: split the rows over several /append-rows calls, or upload large data and "
+    "load it with /load-from-s3",
+}
 
 
 class ApiError(Exception):
@@ -66,6 +99,40 @@ def error_response(status: int, errors: list[str], headers: dict[str, str] | Non
     return JSONResponse({"errors": errors}, status_code=status, headers=headers)
 
 
+def _shared_hint(status: int, headers: Mapping[str, str] | None) -> str | None:
+    retry = (headers or {}).get("Retry-After")
+    if status in (429, 503):
+        return f"Retry in {retry} seconds (the Retry-After header)" if retry else "Retry shortly"
+    return _SHARED_HINTS.get(status)
+
+
+def failure_body(
+    path: str,
+    status: int,
+    errors: list[str],
+    headers: Mapping[str, str] | None = None,
+    hint: str | None = None,
+) -> dict[str, Any]:
+    """An error's body on ``path``: ``{"errorCode", "errors", "hint"}`` under the analytics prefix (for a
+    status with a code), ``{"errors"}`` elsewhere. ``hint`` replaces the status's generic one."""
+    errors = errors or [HTTPStatus(status).phrase]
+    code = SHARED_ANALYTICS_CODES.get(status) if path.startswith(ANALYTICS_PREFIX) else None
+    if code is None:
+        return {"errors": errors}
+    return {"errorCode": code, "errors": errors, "hint": hint or _shared_hint(status, headers)}
+
+
+def failure_response(
+    path: str,
+    status: int,
+    errors: list[str],
+    headers: dict[str, str] | None = None,
+    hint: str | None = None,
+) -> JSONResponse:
+    body = failure_body(path, status, errors, headers, hint)
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
 def _location(loc: tuple[Any, ...]) -> str:
     parts = [str(part) for part in loc if part not in ("body", "query")]
     return ".".join(parts) or "body"
@@ -89,6 +156,7 @@ def database_unavailable(exc: BaseException) -> bool:
 
 
 NUL_REFUSED = "The request contains a NUL character, which no field accepts"
+NUL_HINT = "Remove the NUL characters (\\u0000) from the request's text"
 
 
 def nul_in_text(exc: BaseException) -> bool:
@@ -104,7 +172,7 @@ def unavailable_response(path: str) -> JSONResponse:
             success=False, message=DATABASE_UNAVAILABLE, errors=[DATABASE_UNAVAILABLE]
         )
         body = answer.model_dump(by_alias=True)
-    elif path.startswith(_ANALYTICS_PREFIX):
+    elif path.startswith(ANALYTICS_PREFIX):
         hint = f"Retry in {DATABASE_RETRY_AFTER_SECONDS} seconds"
         body = {"errorCode": "UNAVAILABLE", "errors": [DATABASE_UNAVAILABLE], "hint": hint}
     else:
@@ -115,7 +183,7 @@ def unavailable_response(path: str) -> JSONResponse:
 def storage_unavailable_response(path: str, message: str) -> JSONResponse:
     """503 for a call whose storage failed; ``message`` is StorageUnavailable's, safe to show."""
     headers = {"Retry-After": str(STORAGE_RETRY_AFTER_SECONDS)}
-    if not path.startswith(_ANALYTICS_PREFIX):
+    if not path.startswith(ANALYTICS_PREFIX):
         return JSONResponse({"errors": [message]}, status_code=503, headers=headers)
     hint = f"Nothing was changed; retry in {STORAGE_RETRY_AFTER_SECONDS} seconds"
     body = {"errorCode": "STORAGE_UNAVAILABLE", "errors": [message], "hint": hint}
@@ -174,7 +242,8 @@ class DatabaseOutage:
             await self.app(scope, receive, watched)
         except Exception as exc:
             if not started and nul_in_text(exc):
-                await error_response(400, [NUL_REFUSED])(scope, receive, send)
+                refused = failure_response(scope["path"], 400, [NUL_REFUSED], hint=NUL_HINT)
+                await refused(scope, receive, send)
                 return
             if started or not database_unavailable(exc):
                 raise
@@ -183,22 +252,23 @@ class DatabaseOutage:
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
-    async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
         if exc.body is not None:
             return JSONResponse(exc.body, status_code=exc.status, headers=exc.headers)
-        return error_response(exc.status, exc.errors, exc.headers)
+        return failure_response(request.url.path, exc.status, exc.errors, exc.headers)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        return error_response(400, messages_of(exc))
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return failure_response(request.url.path, 400, messages_of(exc))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return error_response(exc.status_code, [str(exc.detail)], dict(exc.headers or {}))
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        path = request.url.path
+        return failure_response(path, exc.status_code, [str(exc.detail)], dict(exc.headers or {}))
 
     async def _database(request: Request, exc: Exception) -> JSONResponse:
         if nul_in_text(exc):  # no stored name or value holds a NUL: the input is bad, not the service
-            return error_response(400, [NUL_REFUSED])
+            return failure_response(request.url.path, 400, [NUL_REFUSED], hint=NUL_HINT)
         if not database_unavailable(exc):
             raise exc  # a real error: the edge's last-resort 500
         return database_outage_response(request.url.path, exc)
@@ -211,6 +281,7 @@ def install(app: FastAPI) -> None:
         return storage_unavailable_response(request.url.path, str(exc))
 
     @app.exception_handler(BrokerUnavailable)
-    async def _broker(_request: Request, exc: BrokerUnavailable) -> JSONResponse:
+    async def _broker(request: Request, exc: BrokerUnavailable) -> JSONResponse:
         log.error("broker unavailable", extra={"error": str(exc)})
-        return error_response(503, ["The message queue is unavailable; retry later"], {"Retry-After": "5"})
+        message = ["The message queue is unavailable; retry later"]
+        return failure_response(request.url.path, 503, message, {"Retry-After": "5"})

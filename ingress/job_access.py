@@ -20,7 +20,11 @@ comparison):
   table it reads) and by company admins only: there is nothing to compare a third caller with.
 - A load's output (row counts, the sample of rejected rows) comes from its runner's own files, not through
   a grant: its runner reads it with READ; anyone else needs a grant that shows the whole table.
-- An append carries no stored output.
+- An append's output is its counts (rows appended, in /job-status and /jobs): no values, so hidden
+  columns and reveal rights do not matter, but a row filter does (the count says how many rows were added
+  that such a reader may not see). Its runner reads it with READ (the rows were theirs to send); anyone
+  else needs READ with no row filter. A refused reader still sees the append's state and times, since
+  /jobs lists it to anyone with READ: the counts alone are left out (``append_counts_refusal``).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from ingress.errors import ApiError
 from schemas.admin import Principal
 from schemas.jobs import JobKind
 from sinks.db import jobs, tables
+from sinks.db.append_jobs import AppendJob
 from sinks.db.models import AnalyticsTable, Job
 
 # What a stored result carries in plaintext: nothing (masked values stay encrypted until a read reveals
@@ -120,7 +125,7 @@ class OutputAccess:
     def refusal(self, job: JobOutput) -> ApiError | None:
         """The 403 a read of ``job``'s output gets, or None when the reader may read it."""
         if job.kind == JobKind.APPEND.value:
-            return None
+            return self._append_refusal(job)
         current = {table_id: self.current(table_id) for table_id in job.table_ids}
         runner_reads = job.created_by == self._reader.user_id and None not in current.values()
         if job.kind == JobKind.LOAD.value and job.policy is None:
@@ -155,10 +160,42 @@ class OutputAccess:
             "ran with",
         )
 
+    def _append_refusal(self, job: JobOutput) -> ApiError | None:
+        refusals = {
+            table_id: why
+            for table_id in job.table_ids
+            if (why := _append_shortfall(self.current(table_id), job.created_by == self._reader.user_id))
+        }
+        if not refusals:
+            return None
+        table_id, why = next(iter(refusals.items()))
+        table = self._table(table_id)
+        name = table.sql_name if table is not None else table_id
+        return analytics_error(
+            "FORBIDDEN",
+            f"The row counts of append {job.job_id} to table {name} are not yours to read: {why}",
+            f"Its row counts are shown to its sender and to readers of every row of table {name}",
+        )
+
     def check(self, job: JobOutput) -> None:
         refused = self.refusal(job)
         if refused is not None:
             raise refused
+
+
+def _append_shortfall(current: TablePolicy | None, runner: bool) -> str | None:
+    """Why a reader may not see an append's counts on one table, or None."""
+    if current is None:
+        return "you have no READ grant on it"
+    if runner or current.row_filter is None:
+        return None
+    return "your grant's row filter hides some of its rows"
+
+
+def append_counts_refusal(session: Session, reader: Reader, append: AppendJob) -> ApiError | None:
+    """The refusal of an APPEND job's counts to ``reader``, or None when they may see them (see above)."""
+    output = JobOutput(append.id, JobKind.APPEND.value, append.created_by, (append.table_id,), None)
+    return OutputAccess(session, reader).refusal(output)
 
 
 def _stored(text: str | None) -> dict[str, TablePolicy] | None:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ingress.analytics_errors import analytics_error
+from ingress.errors import ApiError
 from ingress.job_access import Reader, check_output
 from ingress.job_views import result_columns_of, revealable
 from ingress.state import Services
@@ -50,6 +51,27 @@ def preview_of(svc: Services, caller: Principal, job: Job, reveal: bool) -> dict
     return {"columns": columns, "rows": rows, "totalRows": total, "truncated": job.truncated}
 
 
+def check_reveal_pair(row: int | None, column: str | None) -> None:
+    """A single-cell reveal names its cell whole: revealRow and revealColumn come together or not at all."""
+    if row is not None and column is None:
+        raise analytics_error(
+            "INVALID_REQUEST",
+            "revealRow needs revealColumn: a single-cell reveal names both",
+            "Add revealColumn (the result column of the cell), or drop revealRow",
+        )
+    if row is None and column is not None:
+        raise analytics_error(
+            "INVALID_REQUEST",
+            "revealColumn needs revealRow: a single-cell reveal names both",
+            "Add revealRow (the cell's 0-based row in the whole result), or drop revealColumn",
+        )
+
+
+def row_out_of_range(row: int, total: int) -> ApiError:
+    hint = f"revealRow is 0-based: 0 to {total - 1}" if total else "The result has no rows to reveal"
+    return analytics_error("INVALID_REQUEST", f"revealRow {row} is past the result's {total} rows", hint)
+
+
 def revealed_cell(svc: Services, caller: Principal, job: Job, row: int, column: str) -> dict[str, Any]:
     """One masked cell in plaintext, for a caller allowed to reveal its column."""
     with svc.sessions() as session:
@@ -64,7 +86,7 @@ def revealed_cell(svc: Services, caller: Principal, job: Job, row: int, column: 
     meta = stored[position]
     total = job.result_row_count or 0
     if row >= total:
-        raise analytics_error("NOT_FOUND", f"Row {row} is past the result's {total} rows")
+        raise row_out_of_range(row, total)
     with svc.sessions() as session:
         allowed = revealable(session, caller, [meta])
     if not meta.get("masked"):

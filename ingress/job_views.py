@@ -5,25 +5,32 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from ingress.analytics_errors import analytics_error
-from ingress.job_access import Reader, check_output
+from ingress.errors import ApiError
+from ingress.job_access import Reader, append_counts_refusal, check_output
 from ingress.state import Services
 from schemas.admin import Principal
 from schemas.base import iso_utc
 from schemas.jobs import JobKind, JobState
-from sinks.db import jobs, tables
+from sinks.db import append_jobs, jobs, tables
+from sinks.db.append_jobs import AppendJob
 from sinks.db.models import Job, User
+from sinks.job_results import wire_columns
 
 # How often a waiting call looks at its job (one indexed read): every 2 ms for the first 100 ms and every 4 ms
 # up to half a second, since most queries are quick, then less often.
 _POLL_SECONDS = (0.002,) * 50 + (0.004,) * 100 + (0.02,) * 50 + (0.05,)
+_APPEND_POLL_SECONDS = (0.05,)
+_T = TypeVar("_T")
 
 
 def readable_tables(session: Session, caller: Principal, table_ids: list[str]) -> bool:
@@ -33,32 +40,70 @@ def readable_tables(session: Session, caller: Principal, table_ids: list[str]) -
     )
 
 
+def _not_found(job_id: str) -> ApiError:
+    return analytics_error("NOT_FOUND", f"Job {job_id} not found")
+
+
+def _check_visible(session: Session, caller: Principal, created_by: str | None, table_ids: list[str]) -> None:
+    if created_by != caller.user_id and not readable_tables(session, caller, table_ids):
+        raise analytics_error(
+            "FORBIDDEN", "This job belongs to another caller and reads tables you cannot read"
+        )
+
+
+def _check_own(caller: Principal, created_by: str | None) -> None:
+    if created_by != caller.user_id:
+        raise analytics_error("FORBIDDEN", "Only the caller who started the job may do this")
+
+
 def visible_job(session: Session, caller: Principal, job_id: str) -> Job:
     """The caller's company's job, when the caller started it or may read every table it reads."""
     job = jobs.get(session, caller.company_id, job_id)
     if job is None:
-        raise analytics_error("NOT_FOUND", f"Job {job_id} not found")
-    if job.created_by != caller.user_id and not readable_tables(session, caller, json.loads(job.tables_json)):
-        raise analytics_error(
-            "FORBIDDEN", "This job belongs to another caller and reads tables you cannot read"
-        )
-    return job
-
-
-def readable_job(session: Session, caller: Principal, job_id: str) -> Job:
-    """A visible job whose output the caller may read now (``job_access.check_output``)."""
-    job = visible_job(session, caller, job_id)
-    check_output(session, Reader.of(caller), job)
+        raise _not_found(job_id)
+    _check_visible(session, caller, job.created_by, json.loads(job.tables_json))
     return job
 
 
 def own_job(session: Session, caller: Principal, job_id: str) -> Job:
     job = jobs.get(session, caller.company_id, job_id)
     if job is None:
-        raise analytics_error("NOT_FOUND", f"Job {job_id} not found")
-    if job.created_by != caller.user_id:
-        raise analytics_error("FORBIDDEN", "Only the caller who started the job may do this")
+        raise _not_found(job_id)
+    _check_own(caller, job.created_by)
     return job
+
+
+def job_status(session: Session, caller: Principal, job_id: str) -> dict[str, Any]:
+    """/job-status's answer for a query, a load or an append (an APPEND job, id = its loadId), each shown
+    to the caller who started it or to anyone who may read every table it reads, and its output only
+    under the caller's own current grant (``job_access``)."""
+    job = jobs.get(session, caller.company_id, job_id)
+    if job is None:
+        append = append_jobs.get(session, caller.company_id, job_id)
+        if append is None:
+            raise _not_found(job_id)
+        _check_visible(session, caller, append.created_by, [append.table_id])
+        refused = append_counts_refusal(session, Reader.of(caller), append)
+        return append_status_body(append, refused, datetime.now(UTC))
+    _check_visible(session, caller, job.created_by, json.loads(job.tables_json))
+    check_output(session, Reader.of(caller), job)
+    stored = result_columns_of(job)
+    return status_body(job, wire_columns(stored, revealable(session, caller, stored), reveal=False))
+
+
+def cancel_job(session: Session, caller: Principal, job_id: str, now: datetime) -> str | None:
+    """Cancel a job the caller started; its state afterwards. A QUEUED append is cancelled (its rows are
+    never committed); one the table's writer has taken answers RUNNING and ends as its commit does."""
+    job = jobs.get(session, caller.company_id, job_id)
+    if job is not None:
+        _check_own(caller, job.created_by)
+        return jobs.cancel(session, caller.company_id, job_id, now)
+    append = append_jobs.get(session, caller.company_id, job_id)
+    if append is None:
+        raise _not_found(job_id)
+    _check_own(caller, append.created_by)
+    state = append_jobs.cancel(session, caller.company_id, job_id, now)
+    return None if state is None else state.value
 
 
 def error_object(job: Job) -> dict[str, Any] | None:
@@ -116,6 +161,38 @@ def status_body(job: Job, columns: list[dict[str, Any]] | None = None) -> dict[s
     return body
 
 
+def append_status_body(append: AppendJob, counts_refused: ApiError | None, now: datetime) -> dict[str, Any]:
+    """An APPEND job's status in a LOAD job's shape. ``rowsLoaded`` (and ``resultRowCount``) are the rows
+    appended, known once it SUCCEEDED; rows the call refused were answered by the call and are not part of
+    the job, so ``rowsRejected`` is null. A reader who may not see the counts gets them null and a note
+    saying why."""
+    appended = append.rows_appended if counts_refused is None else None
+    error = None
+    if append.state is JobState.FAILED:
+        error = {
+            "errorCode": "INTERNAL",
+            "message": append.error_message or "The table writer could not commit this append",
+            "hint": "None of its rows were added: send them again",
+        }
+    return {
+        "jobId": append.id,
+        "kind": JobKind.APPEND.value,
+        "state": append.state.value,
+        "bytesScanned": None,
+        "elapsedMs": append.elapsed_ms(now),
+        "error": error,
+        "resultRowCount": appended,
+        "truncated": False,
+        "resultColumns": [],
+        "createdAt": iso_utc(append.created_at),
+        "finishedAt": iso_utc(append.finished_at),
+        "rowsLoaded": appended,
+        "rowsRejected": None,
+        "rejectedSample": [],
+        "notes": [] if counts_refused is None else [f"Row counts left out: {counts_refused.errors[0]}"],
+    }
+
+
 def user_names(session: Session, company_id: str, user_ids: set[str]) -> dict[str, str]:
     if not user_ids:
         return {}
@@ -123,6 +200,19 @@ def user_names(session: Session, company_id: str, user_ids: set[str]) -> dict[st
         select(User.id, User.email).where(User.company_id == company_id, User.id.in_(user_ids))
     ).all()
     return {user_id: email for user_id, email in rows}
+
+
+def _state(svc: Services, company_id: str, job_id: str) -> JobState | None:
+    with svc.sessions() as session:
+        return jobs.state(session, company_id, job_id)
+
+
+async def wait_until_ended(svc: Services, company_id: str, job_id: str, wait_ms: int, kind: str) -> None:
+    """Return once the job (an APPEND job too) has ended or ``wait_ms`` has passed. An append ends with
+    its table's next commit, which gathers appends for ``SVC_TABLE_COMMIT_INTERVAL_SECONDS`` first, so it is
+    looked at less often than a query."""
+    steps = _APPEND_POLL_SECONDS if kind == JobKind.APPEND.value else _POLL_SECONDS
+    await _poll(partial(_state, svc, company_id, job_id), lambda state: state.final, wait_ms, steps)
 
 
 def _load(svc: Services, company_id: str, job_id: str) -> Job | None:
@@ -135,14 +225,22 @@ def _load(svc: Services, company_id: str, job_id: str) -> Job | None:
 
 async def wait_for(svc: Services, company_id: str, job_id: str, wait_ms: int) -> Job | None:
     """The job once it has ended or ``wait_ms`` has passed, whichever is first."""
+    load = partial(_load, svc, company_id, job_id)
+    return await _poll(load, lambda job: JobState(job.state).final, wait_ms, _POLL_SECONDS)
+
+
+async def _poll(
+    read: Callable[[], _T | None], ended: Callable[[_T], bool], wait_ms: int, steps: tuple[float, ...]
+) -> _T | None:
+    """``read()`` (in the thread pool) until it answers None or something ``ended``, or ``wait_ms`` passed."""
     deadline = time.monotonic() + wait_ms / 1000
     attempt = 0
     while True:
-        job = await run_in_threadpool(_load, svc, company_id, job_id)
-        if job is None or JobState(job.state).final:
-            return job
+        found = await run_in_threadpool(read)
+        if found is None or ended(found):
+            return found
         left = deadline - time.monotonic()
         if left <= 0:
-            return job
-        await asyncio.sleep(min(left, _POLL_SECONDS[min(attempt, len(_POLL_SECONDS) - 1)]))
+            return found
+        await asyncio.sleep(min(left, steps[min(attempt, len(steps) - 1)]))
         attempt += 1

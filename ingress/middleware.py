@@ -13,7 +13,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ingress.errors import BodyTooLarge
+from ingress.errors import BodyTooLarge, failure_body
 from schemas.ids import new_id
 
 log = logging.getLogger("svc.access")
@@ -80,9 +80,8 @@ class EdgeMiddleware:
                 return
             declared = _header(scope, b"content-length")
             if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
-                await _send_json(
-                    send_with_headers, 413, [f"Request body exceeds the limit of {self.max_body_bytes} bytes"]
-                )
+                message = f"Request body exceeds the limit of {self.max_body_bytes} bytes"
+                await _send_json(send_with_headers, 413, failure_body(scope["path"], 413, [message]))
                 return
             await self.app(scope, self._counting(receive), send_with_headers)
         except ClientDisconnect:
@@ -91,7 +90,9 @@ class EdgeMiddleware:
         except Exception:
             log.exception("unhandled error", extra={"request_id": request_id, "path": scope.get("path")})
             if not response_started:
-                await _send_json(send_with_headers, 500, ["Internal server error"])
+                await _send_json(
+                    send_with_headers, 500, failure_body(scope["path"], 500, ["Internal server error"])
+                )
         finally:
             route = getattr(scope.get("route"), "path", None) or "unmatched"
             elapsed = time.perf_counter() - started_at
@@ -132,8 +133,8 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-async def _send_json(send: Send, status: int, errors: list[str]) -> None:
-    body = json.dumps({"errors": errors}).encode()
+async def _send_json(send: Send, status: int, answer: dict[str, Any]) -> None:
+    body = json.dumps(answer).encode()
     await send(
         {
             "type": "http.response.start",

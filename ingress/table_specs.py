@@ -14,6 +14,7 @@ from sinks.credentials import new_id
 from sinks.db import tables
 from sinks.db.models import AnalyticsTable
 from sinks.iceberg import catalog as iceberg
+from sinks.iceberg.exceptions import InvalidSchema
 
 _TRANSFORM = re.compile(r"^(IDENTITY|YEAR|MONTH|DAY|HOUR|BUCKET\[(\d{1,4})\]|TRUNCATE\[(\d{1,4})\])$")
 _TIME_TRANSFORMS = {"YEAR", "MONTH", "DAY", "HOUR"}
@@ -111,7 +112,13 @@ def register_table(
     # The Iceberg table first: the catalog writes to the same database, and on SQLite it must not wait for
     # the caller's own open transaction. If the registry row then fails, the orphan table holds no rows.
     spec = [(p["column"], p["transform"]) for p in partitions]
-    iceberg.create_table(catalog, company_id, table_id, definitions, spec)
+    try:
+        iceberg.create_table(catalog, company_id, table_id, definitions, spec)
+    except InvalidSchema as refused:
+        # What only the catalog knows (a transform the column's type cannot take, BUCKET[0]): still a 400.
+        raise analytics_error(
+            "INVALID_SCHEMA", str(refused), "Fix the partition spec or the column types and create again"
+        ) from None
     return tables.create(
         session,
         company_id,

@@ -7,7 +7,8 @@ bench), for an endpoint that takes no typed body and answers with its own JSON. 
 sits inside ``EdgeMiddleware`` (request id, metrics, access log, body limit, last-resort 500) and hands the
 five trigger methods on the exact trigger path to ``webhook_trigger.trigger_webhook`` directly. The FastAPI
 routes stay registered, so the OpenAPI document still shows the trigger, and any other method or path goes
-on to FastAPI as before.
+on to FastAPI as before. An error the trigger raises is answered here in the trigger's own 500 shape
+(``ingress/trigger_failures.py``), except a database outage, which ``DatabaseOutage`` answers with a 503.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ingress import trigger_failures
 from ingress.errors import BodyTooLarge, error_response
 from ingress.routes.webhook_trigger import TRIGGER_METHODS, TRIGGER_PATH, trigger_webhook
 from ingress.state import Services
@@ -48,4 +50,11 @@ class TriggerFastPath:
             response = await trigger_webhook(request, self.services())
         except BodyTooLarge as error:  # a body without Content-Length that passed the request limit
             response = error_response(error.status_code, [str(error.detail)])
+        except ClientDisconnect:
+            raise  # nobody to answer; the edge counts it
+        except Exception as error:
+            if trigger_failures.outage(error):
+                raise  # DatabaseOutage, around this middleware, answers 503 with Retry-After
+            # The interface's 500 for the trigger is its ExecuteWebhookResponse, not the edge's generic body.
+            response = trigger_failures.internal_error(error, TRIGGER_PATH)
         await response(scope, receive, send)

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
+from core.versions import LATEST_PUBLISHED, VersionNotResolved, resolve
 from core.webhooks.transform import TransformConfigError, compile_jsonpath_mappings
 from ingress.errors import ApiError, messages_of
 from schemas.admin import Principal
@@ -86,6 +87,12 @@ def _check_handler(session: Session, caller: Principal, config: WebhookConfig) -
         raise ApiError(
             403, f"API key does not have permission to access the target {kind} (ID: {handler.id})"
         )
+    # After the access check, so that a caller who may not use the handler learns nothing of its versions.
+    versions = resources.versions_of(session, caller.company_id, handler.id)
+    try:
+        resolve(versions, execution.version or LATEST_PUBLISHED, f"{kind} {handler.id}")
+    except VersionNotResolved as exc:
+        raise ApiError(400, f"webhookConfig.resourceExecutionConfig.version: {exc}") from None
 
 
 def _check_table(session: Session, caller: Principal, table_id: str) -> None:

@@ -8,6 +8,7 @@ from pydantic import Field, field_validator
 
 from schemas.base import WireModel
 from schemas.enums import AccessLevel, HandlerType
+from schemas.versions import MAX_VERSION_NUMBER, VersionState
 
 _HTTP_ENDPOINT = re.compile(r"^https?://[^\s/?#]+(/[^\s]*)?$")
 _KAFKA_ENDPOINT = re.compile(r"^kafka://[A-Za-z0-9._-]{1,249}$")
@@ -42,6 +43,12 @@ class Granted(_Out):
     granted: bool = True
 
 
+def _known_scheme(value: str) -> str:
+    if _HTTP_ENDPOINT.match(value) or _KAFKA_ENDPOINT.match(value):
+        return value
+    raise ValueError("endpoint must be http(s)://host[:port]/path or kafka://<topic>")
+
+
 class ResourceSpec(_Out):
     """Validated input of create-resource."""
 
@@ -49,12 +56,33 @@ class ResourceSpec(_Out):
     name: str = Field(min_length=1, max_length=200)
     endpoint: str = Field(min_length=1, max_length=2000)
 
-    @field_validator("endpoint")
-    @classmethod
-    def _known_scheme(cls, value: str) -> str:
-        if _HTTP_ENDPOINT.match(value) or _KAFKA_ENDPOINT.match(value):
-            return value
-        raise ValueError("endpoint must be http(s)://host[:port]/path or kafka://<topic>")
+    _endpoint = field_validator("endpoint")(_known_scheme)
+
+
+class VersionSpec(_Out):
+    """Validated input of create-version: the resource's next version, DRAFT unless told."""
+
+    resource_id: str
+    endpoint: str = Field(min_length=1, max_length=2000)
+    state: VersionState = VersionState.DRAFT
+
+    _endpoint = field_validator("endpoint")(_known_scheme)
+
+
+class VersionStateSpec(_Out):
+    """Validated input of set-version-state."""
+
+    resource_id: str
+    version_number: int = Field(ge=1, le=MAX_VERSION_NUMBER)
+    state: VersionState
+
+
+class ResourceVersionOut(_Out):
+    """What create-version and set-version-state print."""
+
+    resource_id: str
+    version_number: int
+    state: VersionState
 
 
 class GrantSpec(_Out):

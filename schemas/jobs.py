@@ -43,7 +43,13 @@ class EstimateRequest(RequestModel):
 class QueryRequest(RequestModel):
     table_id: str = Field(min_length=1, max_length=100)
     sql: str
-    max_rows: int | None = Field(None, ge=1)  # above the plan's limit: ROW_LIMIT, checked by the route
+    # No `le` on the row counts: a count over its cap is 413 ROW_LIMIT, checked by the route, not a 400.
+    max_rows: int | None = Field(
+        None,
+        ge=1,
+        description="Rows kept in the result, at least 1; default and cap: the plan's result-row limit "
+        "(more answers 413 ROW_LIMIT). A larger result is cut off and marked truncated",
+    )
     max_bytes_scanned: int | None = Field(None, ge=0)
     wait_ms: int = Field(0, ge=0, le=MAX_WAIT_MS)
     reveal: bool = False
@@ -60,10 +66,25 @@ class JobStatusRequest(JobRequest):
 
 class JobResultsRequest(JobRequest):
     page: int = Field(0, ge=0)
-    page_size: int = Field(MAX_PAGE_SIZE, ge=1)  # above 1000: ROW_LIMIT, checked by the route
+    page_size: int = Field(
+        MAX_PAGE_SIZE,
+        ge=1,
+        description=f"Rows per page, 1 to {MAX_PAGE_SIZE} (default {MAX_PAGE_SIZE}); "
+        f"more than {MAX_PAGE_SIZE} answers 413 ROW_LIMIT",
+    )
     reveal: bool = False
-    reveal_row: int | None = Field(None, ge=0)
-    reveal_column: str | None = Field(None, min_length=1, max_length=200)
+    reveal_row: int | None = Field(
+        None,
+        ge=0,
+        description="0-based row of the whole result whose revealColumn cell to reveal; sent with "
+        "revealColumn, and below totalRows (else 400 INVALID_REQUEST)",
+    )
+    reveal_column: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="The result column of the cell to reveal, with revealRow",
+    )
 
 
 class DownloadRequest(JobRequest):

@@ -14,6 +14,7 @@ from pydantic import Field, model_validator
 
 from schemas.base import RequestModel, WireModel
 from schemas.schedules import ScheduleSpec
+from schemas.versions import VersionSelector
 from schemas.webhooks import TypedValue, WhereGroup
 
 EVENT_NAME_REQUIRED = "Event name is required"
@@ -51,6 +52,8 @@ class AgentConfig(RequestModel):
     agent_execution_request: AgentExecutionRequest | None = None
     continue_on_error: bool = False
     description: str | None = Field(None, max_length=2000)
+    # Which version of the agent runs (spec "Versioning"); absent: the latest PUBLISHED version.
+    version: VersionSelector | None = None
 
 
 class ToolExecutionRequest(RequestModel):
@@ -63,6 +66,8 @@ class ToolConfig(RequestModel):
     tool_execution_request: ToolExecutionRequest | None = None
     continue_on_error: bool = False
     description: str | None = Field(None, max_length=2000)
+    # Which version of the tool runs (spec "Versioning"); absent: the latest PUBLISHED version.
+    version: VersionSelector | None = None
 
 
 class SvcDbConfig(RequestModel):

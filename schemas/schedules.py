@@ -7,6 +7,7 @@ Only the nested object that matches ``pattern`` may be present; anything else is
 
 from __future__ import annotations
 
+import re
 import zoneinfo
 from datetime import datetime
 from functools import lru_cache
@@ -15,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 __all__ = [
+    "LOCAL_DATETIME_FORM",
     "MAX_EVERY_VALUE",
     "ONCE_YEAR_MAX",
     "ONCE_YEAR_MIN",
@@ -27,7 +29,9 @@ __all__ = [
     "OnceSpec",
     "ScheduleSpec",
     "dump_schedule_spec",
+    "is_local_datetime_form",
     "load_schedule_spec",
+    "parse_local_datetime",
     "validate_timezone_name",
 ]
 
@@ -38,6 +42,21 @@ EveryUnit = Literal["MINUTES", "HOURS", "DAYS"]
 MAX_EVERY_VALUE = 1_000_000
 
 ONCE_YEAR_MIN, ONCE_YEAR_MAX = 1970, 2199
+
+LOCAL_DATETIME_FORM = "yyyy-mm-ddThh:mm:ss"
+# The one shape a ONCE time may take, in scheduleSpec and in at(...) alike: ISO-8601's extended calendar
+# form with an upper-case 'T', seconds required, an optional '.' fraction of at most the six digits a
+# datetime holds. Python's fromisoformat also takes a space or any other separator, a date alone, an hour
+# alone, the basic and week-date forms and a comma fraction; none of them is what the interface shows.
+_LOCAL_DATETIME = re.compile(
+    r"(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})T(?P<time>[0-9]{2}:[0-9]{2}:[0-9]{2})"
+    r"(?:\.(?P<fraction>[0-9]{1,6}))?"
+)
+_OFFSET = re.compile(r"[Zz]|[+-][0-9]{2}(?::?[0-9]{2}(?::?[0-9]{2}(?:\.[0-9]+)?)?)?")
+_SHOWN_CHARS = 40  # of a refused value, echoed in its message
+_WITH_OFFSET = (
+    "at must be a local datetime without offset (e.g. 2027-01-01T09:00:00); put the zone in 'timezone'"
+)
 
 # Names that resolve on some hosts but do not name a real IANA zone: "localtime" follows the
 # host's clock, and "Factory" is a placeholder zone.
@@ -61,6 +80,32 @@ def validate_timezone_name(name: str) -> str:
     if not _zone_exists(name):
         raise ValueError(f"Unknown timezone '{name}': use an IANA name such as 'Europe/Berlin' or 'UTC'")
     return name
+
+
+def is_local_datetime_form(text: str) -> bool:
+    """Whether ``text`` has the shape of a ONCE time (the date itself may still not exist)."""
+    return _LOCAL_DATETIME.fullmatch(text) is not None
+
+
+def parse_local_datetime(text: str) -> datetime:
+    """A ONCE time (``yyyy-mm-ddThh:mm:ss`` with an optional ``.ffffff``) as a naive datetime, or
+    ``ValueError`` with a message for the API caller."""
+    match = _LOCAL_DATETIME.fullmatch(text)
+    shown = text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + "..."
+    if match is None:
+        prefix = _LOCAL_DATETIME.match(text)
+        if prefix is not None and _OFFSET.fullmatch(text[prefix.end() :]):
+            raise ValueError(_WITH_OFFSET)
+        raise ValueError(
+            f"'{shown}' is not an ISO-8601 local datetime: write {LOCAL_DATETIME_FORM}, optionally with a "
+            "fraction of a second (.ffffff), e.g. 2027-01-01T09:00:00"
+        )
+    try:
+        parsed = datetime.fromisoformat(f"{match['date']}T{match['time']}")
+    except ValueError:
+        raise ValueError(f"'{shown}' is not an ISO-8601 local datetime: no such date and time") from None
+    fraction = match["fraction"]
+    return parsed.replace(microsecond=int(fraction.ljust(6, "0"))) if fraction else parsed
 
 
 class _Wire(BaseModel):
@@ -92,12 +137,7 @@ class OnceConfig(_Wire):
         # Parsing the string here keeps pydantic's lax datetime coercion (unix timestamps, for
         # one) out of a field whose meaning is "wall-clock time in `timezone`".
         if isinstance(value, str):
-            try:
-                return datetime.fromisoformat(value)
-            except ValueError:
-                raise ValueError(
-                    f"'{value}' is not an ISO-8601 local datetime such as 2027-01-01T09:00:00"
-                ) from None
+            return parse_local_datetime(value)
         if isinstance(value, datetime):
             return value
         raise ValueError("at must be an ISO-8601 local datetime string such as 2027-01-01T09:00:00")
@@ -106,10 +146,7 @@ class OnceConfig(_Wire):
     @classmethod
     def _no_offset(cls, value: datetime) -> datetime:
         if value.tzinfo is not None:
-            raise ValueError(
-                "at must be a local datetime without offset (e.g. 2027-01-01T09:00:00); "
-                "put the zone in 'timezone'"
-            )
+            raise ValueError(_WITH_OFFSET)
         # The same window as the cron year field; it also keeps zone conversions away from
         # datetime's limits.
         if not ONCE_YEAR_MIN <= value.year <= ONCE_YEAR_MAX:

@@ -138,9 +138,18 @@ class DescribeRequest(RequestModel):
     include_stats: bool = False
 
 
+MAX_PREVIEW_ROWS = 100
+
+
 class PreviewRequest(RequestModel):
     table_id: str = Field(min_length=1, max_length=100)
-    limit: int = Field(50, ge=1, le=100)
+    # No `le`: a count over the cap is 413 ROW_LIMIT, checked by the route, not a 400.
+    limit: int = Field(
+        50,
+        ge=1,
+        description=f"Rows to return, 1 to {MAX_PREVIEW_ROWS} (default 50); "
+        f"more than {MAX_PREVIEW_ROWS} answers 413 ROW_LIMIT",
+    )
     reveal: bool = False
 
 

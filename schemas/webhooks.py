@@ -10,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 
 from schemas.base import RequestModel, WireModel
 from schemas.enums import AccessLevel
+from schemas.versions import VersionSelector
 
 MAX_SCRIPT_CHARS = 64 * 1024
 _VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
@@ -157,11 +158,14 @@ class WebhookSvcDbConfig(RequestModel):
 
 
 # Which resourceExecutionConfig fields each resource type accepts (spec table "resourceExecutionConfig").
+# ``version`` (which version of the handler runs, spec "Versioning") is svc's addition for the three handlers.
 FIELDS_BY_TYPE: dict[str, frozenset[str]] = {
-    "TOOL": frozenset({"resource_id", "variables", "environment_variables", "private_variables"}),
-    "AGENT": frozenset({"resource_id", "environment_variables", "prompt_template_variables", "user_message"}),
+    "TOOL": frozenset({"resource_id", "variables", "environment_variables", "private_variables", "version"}),
+    "AGENT": frozenset(
+        {"resource_id", "environment_variables", "prompt_template_variables", "user_message", "version"}
+    ),
     "MANAGER": frozenset(
-        {"resource_id", "environment_variables", "prompt_template_variables", "user_message"}
+        {"resource_id", "environment_variables", "prompt_template_variables", "user_message", "version"}
     ),
     "SVCDB": frozenset({"svc_db_config"}),
 }
@@ -173,6 +177,7 @@ _OPTIONAL_INPUTS = (
     "private_variables",
     "user_message",
     "svc_db_config",
+    "version",
 )
 
 
@@ -185,6 +190,7 @@ class ResourceExecutionConfig(RequestModel):
     private_variables: dict[str, str] | None = None
     user_message: str | None = Field(None, max_length=100_000)
     svc_db_config: WebhookSvcDbConfig | None = None
+    version: VersionSelector | None = None
 
     @model_validator(mode="after")
     def _fields_for_type(self) -> ResourceExecutionConfig:

@@ -32,7 +32,7 @@ from sinks.db.availability import describe, unreachable
 from sinks.db.deliveries import Attempt, Finish
 from sinks.db.group_commit import Gathered
 from streams.app import raw_topic
-from streams.runtime import HandlerRuntime, survive_outage
+from streams.runtime import HandlerRuntime, HandlerUnavailable, survive_outage
 
 log = logging.getLogger(__name__)
 LOST_WORKER = "The worker running this attempt stopped before it finished"
@@ -148,13 +148,21 @@ class DeliveryRuntime(HandlerRuntime):
         if kind == "SVCDB":
             return await self._svcdb(task, request.get("svcDbConfig") or {}, config)
         resource_id = str(execution.get("resourceId"))
-        handler = await self.until_db(
-            partial(self.cached_handler, task.company_id, resource_id), "handler lookup"
-        )
-        if handler is None or handler.type != kind:
-            return HandlerOutcome(ok=False, error=f"Handler {kind} {resource_id} not found", retryable=False)
+        try:
+            version = await self.handler_version(
+                task.company_id,
+                resource_id,
+                str(kind),
+                execution.get("version"),
+                f"Handler {kind} {resource_id}",
+            )
+        except HandlerUnavailable as exc:
+            return HandlerOutcome(ok=False, error=str(exc), retryable=False)
+        # Resolved for every attempt: a config without a versionNumber follows what is published now. The
+        # request (and so the history's copy of it) says which version ran.
+        request["version"] = version.resolved().model_dump(mode="json", by_alias=True)
         timeout = float((config.get("executionSettings") or {}).get("timeoutSeconds", 300))
-        return await self.invoker.invoke(handler.endpoint, request, timeout)
+        return await self.invoker.invoke(version.endpoint, request, timeout)
 
     async def _svcdb(
         self, task: DeliveryTask, operation: dict[str, Any], config: dict[str, Any]

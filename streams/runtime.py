@@ -18,12 +18,13 @@ from typing import Any, TypeVar
 
 import mode
 
+from core.versions import Version, VersionNotResolved, resolve, selector_of
 from schemas.settings import Settings
 from sinks.db import resources
 from sinks.db.availability import Backoff, OutageClock, describe, unreachable
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.group_commit import GroupCommitter
-from sinks.db.models import HandlerResource
+from sinks.db.resources import Registration
 from sinks.exceptions import BrokerUnavailable
 from sinks.handlers import HandlerInvoker
 from sinks.kafka import Publisher
@@ -37,8 +38,9 @@ _LOG_EVERY = 20
 # timeoutSeconds is at most 900 s).
 OUTAGE_HORIZON_SECONDS = 3600.0
 
-# A handler's registration (endpoint, type) is read at most this often per worker: a change applies to the
-# deliveries that start after it, within this time.
+# A handler's registration (type and versions, each version's state and endpoint) is read at most this often
+# per worker: a change, a newly published version included, applies to the work that starts after it, within
+# this time.
 HANDLER_CACHE_SECONDS = 1.0
 _HANDLER_CACHE_SIZE = 10_000
 
@@ -61,6 +63,10 @@ async def survive_outage(call: Callable[[], Awaitable[None]], what: str) -> None
             "metadata database unreachable; the next round tries again",
             extra={"work": what, "error": describe(exc)},
         )
+
+
+class HandlerUnavailable(Exception):
+    """The handler a config names is gone, or has no version its config picks; the message says which."""
 
 
 class WorkerRuntime(mode.Service):
@@ -124,21 +130,21 @@ class HandlerRuntime(WorkerRuntime):
         super().__init__(settings, name=name, **kwargs)
         self.svcdb = SvcDbQueue(self.committer, self.sessions, self.publisher)
         self.invoker = HandlerInvoker(self.publisher)
-        self._handlers: dict[tuple[str, str], tuple[float, HandlerResource | None]] = {}
-        self._reading: dict[tuple[str, str], asyncio.Future[HandlerResource | None]] = {}
+        self._handlers: dict[tuple[str, str], tuple[float, Registration | None]] = {}
+        self._reading: dict[tuple[str, str], asyncio.Future[Registration | None]] = {}
 
     async def on_stop(self) -> None:
         await super().on_stop()
         await self.invoker.stop()
 
-    def handler(self, company_id: str, resource_id: str) -> HandlerResource | None:
+    def handler(self, company_id: str, resource_id: str) -> Registration | None:
         with self.sessions() as session:
-            return resources.get_handler(session, company_id, resource_id)
+            return resources.registration(session, company_id, resource_id)
 
-    async def cached_handler(self, company_id: str, resource_id: str) -> HandlerResource | None:
-        """The handler as registered at most ``HANDLER_CACHE_SECONDS`` ago (one DB read per handler per
-        second instead of one per delivery). Deliveries that miss together share one read: without that,
-        every delivery in flight when the entry expires read the row again."""
+    async def cached_handler(self, company_id: str, resource_id: str) -> Registration | None:
+        """The handler and its versions as registered at most ``HANDLER_CACHE_SECONDS`` ago (one DB read per
+        handler per second instead of one per delivery). Deliveries that miss together share one read:
+        without that, every delivery in flight when the entry expires read the row again."""
         key = (company_id, resource_id)
         moment = time.monotonic()
         hit = self._handlers.get(key)
@@ -152,8 +158,22 @@ class HandlerRuntime(WorkerRuntime):
         # Shielded: one waiting delivery cancelled does not cancel the read the others wait on.
         return await asyncio.shield(reading)
 
+    async def handler_version(
+        self, company_id: str, resource_id: str, kind: str, stored_version: Any, label: str
+    ) -> Version:
+        """The version of the handler that a config's stored ``version`` object picks now, read through the
+        cache (waiting out an unreachable database). ``HandlerUnavailable`` (final: no retry would find
+        something else) when the handler is gone or no version matches; ``label`` names it in the message."""
+        handler = await self.until_db(partial(self.cached_handler, company_id, resource_id), "handler lookup")
+        if handler is None or handler.type != kind:
+            raise HandlerUnavailable(f"{label} not found")
+        try:
+            return resolve(handler.versions, selector_of(stored_version), label)
+        except VersionNotResolved as exc:
+            raise HandlerUnavailable(str(exc)) from None
+
     def _handler_read(
-        self, key: tuple[str, str], moment: float, reading: asyncio.Future[HandlerResource | None]
+        self, key: tuple[str, str], moment: float, reading: asyncio.Future[Registration | None]
     ) -> None:
         self._reading.pop(key, None)
         if reading.cancelled() or reading.exception() is not None:

@@ -28,7 +28,7 @@ from sinks.db import scheduled_events, scheduled_runs
 from sinks.db.scheduled_events import Tick
 from sinks.db.scheduled_runs import RunWork
 from streams.app import raw_topic
-from streams.runtime import HandlerRuntime, survive_outage
+from streams.runtime import HandlerRuntime, HandlerUnavailable, survive_outage
 
 log = logging.getLogger(__name__)
 TICK_INTERVAL_SECONDS = 0.5
@@ -210,10 +210,16 @@ class SchedulerRuntime(HandlerRuntime):
         request = handler_request(work)
         resource_id = str(request.get("toolId") or request.get("agentId"))
         kind = "TOOL" if work.action_type == "INVOKE_TOOL" else "AGENT"
-        if work.endpoint is None or work.handler_type != kind:
-            return RunStatus.FAILED, HandlerOutcome(ok=False, error=f"{kind} {resource_id} not found")
+        # Resolved at every fire, so an event without a versionNumber runs what is published at that moment.
+        try:
+            version = await self.handler_version(
+                work.company_id, resource_id, kind, work.config.get("version"), f"{kind} {resource_id}"
+            )
+        except HandlerUnavailable as exc:
+            return RunStatus.FAILED, HandlerOutcome(ok=False, error=str(exc))
+        request["version"] = version.resolved().model_dump(mode="json", by_alias=True)
         outcome = await self.invoker.invoke(
-            work.endpoint, request, self.settings.scheduler_action_timeout_seconds
+            version.endpoint, request, self.settings.scheduler_action_timeout_seconds
         )
         return (RunStatus.SUCCEEDED if outcome.ok else RunStatus.FAILED), outcome
 

@@ -129,10 +129,14 @@ class TableWriter(mode.Service):
     def commit_table(self, table_id: str, write_ids: list[str]) -> int:
         """Apply the pending writes in the order they were accepted: runs of appends as one commit each,
         svcdb operations one by one. Returns the rows appended."""
-        with self.sessions() as session:
+        with self.sessions.begin() as session:
             table = session.get(AnalyticsTable, table_id)
-            writes = tables.pending_writes(session, table_id, write_ids) if table is not None else []
-            if table is None or not writes:
+            if table is None:
+                return 0
+            # Taken before the commit, so a poller sees the append RUNNING while it is written; if this
+            # process dies now, the sweeper hands the writes out again.
+            writes = tables.take_writes(session, table_id, write_ids, datetime.now(UTC))
+            if not writes:
                 return 0
             company_id = table.company_id
             pending = [(write.id, write.kind, write_payload(write)) for write in writes]
@@ -173,7 +177,9 @@ class TableWriter(mode.Service):
                 tables.mark_failed(session, write_ids, error, now)
 
     async def sweep(self) -> None:
-        """Publish again the writes that are still PENDING well after they were accepted."""
+        """Publish again the writes still PENDING well after they were accepted (their record was lost, or
+        consumed by a worker that died before taking them) or still WRITING well after a writer took them
+        (it died, or its commit failed): each ends, and its APPEND job with it."""
         before = datetime.now(UTC) - timedelta(seconds=self.settings.queued_grace_seconds)
         stale = await asyncio.to_thread(self._stale, before)
         for write in stale:

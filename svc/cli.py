@@ -17,14 +17,23 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from schemas.admin import CreatedTableId, Granted, GrantSpec, ResourceSpec
+from schemas.admin import (
+    CreatedTableId,
+    Granted,
+    GrantSpec,
+    ResourceSpec,
+    ResourceVersionOut,
+    VersionSpec,
+    VersionStateSpec,
+)
 from schemas.enums import AccessLevel, HandlerType
 from schemas.settings import Settings
 from schemas.tables import CreateTableRequest
+from schemas.versions import VersionState
 from sinks.db import resources, tables, tenancy
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.migrate import upgrade
-from sinks.db.models import User
+from sinks.db.models import ResourceVersion, User
 from sinks.exceptions import SinkError
 from svc import database, logs
 
@@ -55,7 +64,9 @@ def _parser() -> argparse.ArgumentParser:
     roles.add_parser("openapi", help="print the ingress's OpenAPI document (docs/openapi.json) and exit")
     _load_parser(roles)
 
-    admin = roles.add_parser("admin", help="manage companies, users, handler resources and grants")
+    admin = roles.add_parser(
+        "admin", help="manage companies, users, handler resources, their versions and grants"
+    )
     actions = admin.add_subparsers(dest="action", required=True)
     company = actions.add_parser("create-company", help="a company, its primary admin and the admin's keys")
     company.add_argument("--name", required=True)
@@ -73,6 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     resource.add_argument("--type", required=True, choices=[kind.value for kind in HandlerType])
     resource.add_argument("--name", required=True)
     resource.add_argument("--endpoint", required=True, help="http(s)://... (JSON POST) or kafka://<topic>")
+    _version_parsers(actions)
     table = actions.add_parser(
         "create-table", help="an analytics table from a JSON spec (the create call's body)"
     )
@@ -83,6 +95,22 @@ def _parser() -> argparse.ArgumentParser:
     grant.add_argument("--resource-id", required=True)
     grant.add_argument("--level", required=True, choices=[level.value for level in AccessLevel])
     return parser
+
+
+def _version_parsers(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    states = [state.value for state in VersionState]
+    version = actions.add_parser(
+        "create-version", help="add the next numbered version of an agent, tool or manager, with its endpoint"
+    )
+    version.add_argument("--resource-id", required=True)
+    version.add_argument("--endpoint", required=True, help="http(s)://... (JSON POST) or kafka://<topic>")
+    version.add_argument("--state", choices=states, default=VersionState.DRAFT.value)
+    state = actions.add_parser(
+        "set-version-state", help="publish, draft or archive one version of an agent, tool or manager"
+    )
+    state.add_argument("--resource-id", required=True)
+    state.add_argument("--version", required=True, type=int, help="the version number")
+    state.add_argument("--state", required=True, choices=states)
 
 
 def _load_parser(roles: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -107,6 +135,16 @@ def _admin_action(args: argparse.Namespace, settings: Settings) -> Callable[[Ses
     if args.action == "create-resource":
         spec = ResourceSpec(type=HandlerType(args.type), name=args.name, endpoint=args.endpoint)
         return lambda session: resources.create_resource(session, args.company_id, spec)
+    if args.action == "create-version":
+        version = VersionSpec(
+            resource_id=args.resource_id, endpoint=args.endpoint, state=VersionState(args.state)
+        )
+        return lambda session: _version_out(resources.create_version(session, version))
+    if args.action == "set-version-state":
+        change = VersionStateSpec(
+            resource_id=args.resource_id, version_number=args.version, state=VersionState(args.state)
+        )
+        return lambda session: _version_out(resources.set_version_state(session, change))
     if args.action == "create-table":
         try:
             body = CreateTableRequest.model_validate_json(args.spec.read_text())
@@ -115,6 +153,14 @@ def _admin_action(args: argparse.Namespace, settings: Settings) -> Callable[[Ses
         return lambda session: _create_table(session, settings, args.company_id, body)
     spec_grant = GrantSpec(user_id=args.user_id, resource_id=args.resource_id, level=AccessLevel(args.level))
     return lambda session: _grant(session, spec_grant)
+
+
+def _version_out(version: ResourceVersion) -> BaseModel:
+    return ResourceVersionOut(
+        resource_id=version.resource_id,
+        version_number=version.version_number,
+        state=VersionState(version.state),
+    )
 
 
 def _create_table(

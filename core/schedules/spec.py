@@ -18,6 +18,8 @@ from schemas.schedules import (
     OnceConfig,
     OnceSpec,
     ScheduleSpec,
+    is_local_datetime_form,
+    parse_local_datetime,
     validate_timezone_name,
 )
 
@@ -27,8 +29,10 @@ __all__ = [
     "next_fire",
     "parse_schedule_expression",
     "resolve_local_time",
+    "stored_timezone",
     "to_schedule_expression",
     "validate_spec",
+    "with_timezone",
 ]
 
 # EventBridge Scheduler evaluates cron() and at() in UTC when no timezone is given.
@@ -52,7 +56,6 @@ _RATE_WORDS: dict[EveryUnit, str] = {"MINUTES": "minute", "HOURS": "hour", "DAYS
 
 _EXPRESSION = re.compile(r"(?P<kind>[A-Za-z]+)\((?P<body>.*)\)", re.DOTALL)
 _RATE_BODY = re.compile(r"(?P<value>[0-9]+)\s+(?P<unit>[A-Za-z]+)")
-_AT_BODY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}")
 
 
 class ScheduleError(ValueError):
@@ -106,8 +109,9 @@ def resolve_local_time(local: datetime, tz: ZoneInfo) -> datetime:
 def parse_schedule_expression(expression: str, timezone: str | None) -> ScheduleSpec:
     """Turn an EventBridge schedule expression plus a timezone into a ScheduleSpec.
 
-    Accepts ``cron(<6 fields>)``, ``rate(<n> <unit>)``, ``at(yyyy-mm-ddThh:mm:ss)`` and a bare
-    6-field cron expression.  ``timezone`` defaults to UTC for cron and at, and is ignored for
+    Accepts ``cron(<6 fields>)``, ``rate(<n> <unit>)``, ``at(yyyy-mm-ddThh:mm:ss)`` (the same local
+    datetime rule as ``scheduleSpec.once.at``, so an optional ``.ffffff`` too) and a bare 6-field cron
+    expression.  ``timezone`` defaults to UTC for cron and at, and is ignored for
     rate, which is timezone-independent.
     """
     text = expression.strip()
@@ -136,6 +140,26 @@ def to_schedule_expression(spec: ScheduleSpec) -> str:
     if isinstance(spec, CronSpec):
         return f"cron({spec.cron.expression})"
     return f"at({spec.once.at.isoformat(timespec='seconds')})"
+
+
+def stored_timezone(spec: ScheduleSpec) -> str | None:
+    """The timezone a spec is evaluated in; None for EVERY, which counts elapsed time."""
+    if isinstance(spec, CronSpec):
+        return spec.cron.timezone
+    if isinstance(spec, OnceSpec):
+        return spec.once.timezone
+    return None
+
+
+def with_timezone(spec: ScheduleSpec, timezone: str) -> ScheduleSpec:
+    """``spec`` moved to the wall clock of ``timezone``, its expression or time kept exactly; EVERY is
+    returned as it is."""
+    if isinstance(spec, EverySpec):
+        return spec
+    zone = _zone(timezone)
+    if isinstance(spec, CronSpec):
+        return CronSpec(pattern="CRON", cron=CronConfig(expression=spec.cron.expression, timezone=zone))
+    return OnceSpec(pattern="ONCE", once=OnceConfig(at=spec.once.at, timezone=zone))
 
 
 def validate_spec(spec: ScheduleSpec, now: datetime) -> None:
@@ -195,13 +219,13 @@ def _rate_spec(body: str) -> EverySpec:
 
 
 def _once_spec(body: str, timezone: str | None) -> OnceSpec:
-    if not _AT_BODY.fullmatch(body):
+    if not is_local_datetime_form(body):
         raise ScheduleError(
             f"Invalid at expression 'at({body})': use at(yyyy-mm-ddThh:mm:ss) in local time, "
             "e.g. at(2027-01-01T09:00:00), and give the zone as the timezone"
         )
     try:
-        at = datetime.fromisoformat(body)
+        at = parse_local_datetime(body)
     except ValueError:
         raise ScheduleError(f"Invalid at expression 'at({body})': not a valid date and time") from None
     return OnceSpec(pattern="ONCE", once=OnceConfig(at=at, timezone=_zone(timezone)))

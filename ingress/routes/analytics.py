@@ -17,7 +17,7 @@ from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from ingress import append_rows as appends
-from ingress.analytics_errors import analytics_error
+from ingress.analytics_errors import analytics_error, check_row_count
 from ingress.deps import ClientCaller, DbSession, Svc
 from ingress.errors import ApiError
 from ingress.state import Services
@@ -25,7 +25,7 @@ from schemas.admin import Principal
 from schemas.base import iso_utc
 from schemas.ids import new_id
 from schemas.records import TableWriteRef
-from schemas.tables import AppendRowsAnswer, DescribeRequest, PreviewRequest
+from schemas.tables import MAX_PREVIEW_ROWS, AppendRowsAnswer, DescribeRequest, PreviewRequest
 from sinks.db import read_charges, tables
 from sinks.db.models import AnalyticsTable
 from sinks.duckdb_engine import Spill
@@ -43,7 +43,11 @@ ResourceId = Query(alias="resourceId", min_length=1, max_length=100)
 
 def check_resource(resource_id: str, table_id: str) -> None:
     if resource_id != table_id:
-        raise ApiError(400, "tableId must equal the resourceId query parameter")
+        raise analytics_error(
+            "INVALID_REQUEST",
+            "tableId must equal the resourceId query parameter",
+            "Send the table's id both as ?resourceId= and as tableId in the body",
+        )
 
 
 def readable(
@@ -161,6 +165,7 @@ def preview(
     body: PreviewRequest, caller: ClientCaller, session: DbSession, svc: Svc, resource_id: str = ResourceId
 ) -> dict[str, Any]:
     check_resource(resource_id, body.table_id)
+    check_row_count("limit", body.limit, MAX_PREVIEW_ROWS)
     table, access = readable(session, caller, body.table_id)
     columns = _visible_columns(table, access)
     handle = iceberg.load_table(svc.catalog, table.company_id, table.id)

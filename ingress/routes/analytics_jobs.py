@@ -17,19 +17,17 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from core import policy
-from ingress.analytics_errors import analytics_error
+from ingress import job_views
+from ingress.analytics_errors import analytics_error, check_row_count
 from ingress.deps import ClientCaller, DbSession, Svc
 from ingress.job_access import JobOutput, OutputAccess, Reader
 from ingress.job_results_view import preview_of
 from ingress.job_views import (
-    own_job,
-    readable_job,
+    cancel_job,
     readable_tables,
-    result_columns_of,
-    revealable,
-    status_body,
     user_names,
     wait_for,
+    wait_until_ended,
 )
 from ingress.query_planning import Planned, plan, query_plan
 from ingress.routes.analytics import ResourceId, check_resource, readable
@@ -49,7 +47,6 @@ from schemas.jobs import (
 from schemas.jobs import JobRequest as CancelRequest
 from schemas.records import AnalyticsJobRef
 from sinks.db import jobs
-from sinks.job_results import wire_columns
 
 router = APIRouter(prefix="/clients/svcdb/analytics", tags=["analytics"])
 SQL_IN_LISTINGS = 500
@@ -94,12 +91,6 @@ def _plan_within_limits(svc: Services, caller: Principal, body: QueryRequest) ->
 
 def _check_limits(svc: Services, body: QueryRequest, planned: Planned, company_id: str) -> int:
     settings = svc.settings
-    if body.max_rows is not None and body.max_rows > settings.query_max_result_rows:
-        raise analytics_error(
-            "ROW_LIMIT",
-            f"maxRows {body.max_rows} is over the plan's result-row limit ({settings.query_max_result_rows})",
-            "Lower maxRows",
-        )
     if body.max_bytes_scanned is not None and body.max_bytes_scanned > settings.query_max_bytes_scanned:
         raise analytics_error(
             "SCAN_LIMIT",
@@ -131,6 +122,9 @@ def _check_limits(svc: Services, body: QueryRequest, planned: Planned, company_i
 @router.post("/query")
 async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId) -> Any:
     check_resource(resource_id, body.table_id)
+    if body.max_rows is not None:
+        cap = svc.settings.query_max_result_rows
+        check_row_count("maxRows", body.max_rows, cap, cap_is="the plan's result-row limit")
     planned, max_rows = await run_in_threadpool(_plan_within_limits, svc, caller, body)
     job_plan = query_plan(
         planned,
@@ -190,10 +184,7 @@ def _create(session: Any, *, job_id: str, caller: Principal, limit: int, **field
 def _status(svc: Services, caller: Principal, body: JobStatusRequest) -> dict[str, Any]:
     with svc.sessions() as session:
         readable(session, caller, body.table_id)
-        job = readable_job(session, caller, body.job_id)
-        stored = result_columns_of(job)
-        columns = wire_columns(stored, revealable(session, caller, stored), reveal=False)
-        return status_body(job, columns) | {"errors": []}
+        return job_views.job_status(session, caller, body.job_id) | {"errors": []}
 
 
 @router.post("/job-status")
@@ -203,7 +194,7 @@ async def job_status(
     check_resource(resource_id, body.table_id)
     answer = await run_in_threadpool(_status, svc, caller, body)
     if body.wait_ms and not JobState(answer["state"]).final:
-        await wait_for(svc, caller.company_id, body.job_id, body.wait_ms)
+        await wait_until_ended(svc, caller.company_id, body.job_id, body.wait_ms, answer["kind"])
         answer = await run_in_threadpool(_status, svc, caller, body)
     return answer
 
@@ -214,19 +205,29 @@ def cancel(
 ) -> Any:
     check_resource(resource_id, body.table_id)
     readable(session, caller, body.table_id)
-    own_job(session, caller, body.job_id)
-    state = jobs.cancel(session, caller.company_id, body.job_id, datetime.now(UTC))
+    state = cancel_job(session, caller, body.job_id, datetime.now(UTC))
     return {"jobId": body.job_id, "state": state, "errors": []}
 
 
 def _cursor(text: str | None) -> tuple[datetime, str] | None:
+    """The position a /jobs cursor names; 400 INVALID_REQUEST for text this service did not issue."""
     if not text:
         return None
     try:
         moment, job_id = base64.urlsafe_b64decode(text.encode()).decode().split("|", 1)
-        return datetime.fromisoformat(moment), job_id
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise analytics_error("NOT_FOUND", "cursor is not a cursor this service issued") from None
+        issued = datetime.fromisoformat(moment)
+        # A time without its zone would not compare with the stored ones (and is not one this service
+        # writes); one with a zone must also be a time in UTC.
+        created_at = issued.astimezone(UTC) if issued.tzinfo is not None else None
+    except (ValueError, OverflowError, binascii.Error, UnicodeDecodeError):
+        created_at, job_id = None, ""
+    if created_at is None or not job_id:
+        raise analytics_error(
+            "INVALID_REQUEST",
+            "cursor: not a cursor this service issued",
+            "Send the nextCursor of the previous page as it was, or no cursor for the first page",
+        )
+    return created_at, job_id
 
 
 def _next_cursor(created_at: datetime, job_id: str) -> str:

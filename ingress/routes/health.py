@@ -43,4 +43,3 @@ async def readyz(svc: Svc) -> JSONResponse:
         status_code=200 if ready else 503,
         headers=headers,
     )
-

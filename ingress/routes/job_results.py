@@ -16,10 +16,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from ingress.analytics_errors import analytics_error
+from ingress.analytics_errors import analytics_error, check_row_count
 from ingress.deps import ClientCaller, Svc
 from ingress.job_access import Reader, check_output
-from ingress.job_results_view import available, page_of, revealed_cell
+from ingress.job_results_view import available, check_reveal_pair, page_of, revealed_cell
 from ingress.job_views import own_job, result_columns_of, revealable, visible_job
 from ingress.routes.analytics import ResourceId, check_resource, readable
 from ingress.signed_links import LinkError, make_token, read_token
@@ -52,9 +52,7 @@ def _results(svc: Services, caller: Principal, body: JobResultsRequest) -> dict[
         "truncated": job.truncated,
         "errors": [],
     }
-    if body.reveal_row is not None or body.reveal_column is not None:
-        if body.reveal_row is None or body.reveal_column is None:
-            raise analytics_error("NOT_FOUND", "A single-cell reveal needs both revealRow and revealColumn")
+    if body.reveal_row is not None and body.reveal_column is not None:
         answer["revealedCell"] = revealed_cell(svc, caller, job, body.reveal_row, body.reveal_column)
     return answer
 
@@ -64,10 +62,8 @@ async def job_results(
     body: JobResultsRequest, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId
 ) -> Any:
     check_resource(resource_id, body.table_id)
-    if body.page_size > MAX_PAGE_SIZE:
-        raise analytics_error(
-            "ROW_LIMIT", f"pageSize is at most {MAX_PAGE_SIZE}", f"Lower pageSize to {MAX_PAGE_SIZE} or less"
-        )
+    check_row_count("pageSize", body.page_size, MAX_PAGE_SIZE)
+    check_reveal_pair(body.reveal_row, body.reveal_column)
     return await run_in_threadpool(_results, svc, caller, body)
 
 

@@ -18,9 +18,12 @@ from core.schedules.spec import (
     ScheduleError,
     next_fire,
     parse_schedule_expression,
+    stored_timezone,
     to_schedule_expression,
     validate_spec,
+    with_timezone,
 )
+from core.versions import LATEST_PUBLISHED, VersionNotResolved, resolve
 from ingress.deps import ClientCaller, DbSession
 from ingress.errors import ApiError
 from schemas.admin import Principal
@@ -62,6 +65,7 @@ Spec = EverySpec | CronSpec | OnceSpec
 USE_LEVEL = AccessLevel.READ
 _NOUN = {ActionType.INVOKE_AGENT: "agent", ActionType.INVOKE_TOOL: "tool", ActionType.UPDATE_SVCDB: "table"}
 _KIND = {ActionType.INVOKE_AGENT: "AGENT", ActionType.INVOKE_TOOL: "TOOL"}
+_WIRE_CONFIG = {ActionType.INVOKE_AGENT: "agentConfig", ActionType.INVOKE_TOOL: "toolConfig"}
 _ANSWER = {"response_model_by_alias": True, "response_model_exclude_none": True}
 
 
@@ -76,6 +80,20 @@ def _schedule(cron_expression: str | None, timezone: str | None, spec: Spec | No
     except ScheduleError as exc:
         raise ApiError(400, str(exc)) from None
     return resolved
+
+
+def _sent_zone(timezone: str | None) -> str | None:
+    """The timezone an /update asks for; an empty one asks for none, as an omitted one does."""
+    return (timezone.strip() or None) if timezone is not None else None
+
+
+def _moved(spec: Spec, timezone: str, now: datetime) -> Spec:
+    try:
+        moved = with_timezone(spec, timezone)
+        validate_spec(moved, now)
+    except ScheduleError as exc:
+        raise ApiError(400, str(exc)) from None
+    return moved
 
 
 def _check_target(
@@ -98,6 +116,19 @@ def _check_target(
     level = resources.access_level(session, caller.company_id, caller.user_id, handler.id)
     if level is None or not level.allows(USE_LEVEL):
         raise ApiError(403, denied)
+    _check_version(session, caller, action, config, handler.id)
+
+
+def _check_version(
+    session: Session, caller: Principal, action: ActionType, config: ActionConfig | None, resource_id: str
+) -> None:
+    """The version the event would run must exist now (the run resolves it again when it fires)."""
+    selector = getattr(config, "version", None) or LATEST_PUBLISHED
+    versions = resources.versions_of(session, caller.company_id, resource_id)
+    try:
+        resolve(versions, selector, f"{_KIND[action]} {resource_id}")
+    except VersionNotResolved as exc:
+        raise ApiError(400, f"{_WIRE_CONFIG[action]}.version: {exc}") from None
 
 
 def _config_json(config: ActionConfig) -> str:
@@ -213,12 +244,15 @@ def update_event(body: UpdateEventRequest, caller: ClientCaller, session: DbSess
     if config is not None:
         _check_target(session, caller, action, config)
         row.action_type, row.config_json = action.value, _config_json(config)
+    zone = _sent_zone(body.timezone)
     if body.schedule_spec is not None or body.cron_expression is not None:
-        _reschedule(row, _schedule(body.cron_expression, body.timezone, body.schedule_spec, now), now)
-    elif body.timezone is not None and not isinstance(_spec(row), EverySpec):
-        # A timezone alone moves a CRON or ONCE schedule to that zone's wall clock.
-        moved = _schedule(to_schedule_expression(_spec(row)), body.timezone, None, now)
-        _reschedule(row, moved, now)
+        # An expression sent without a timezone keeps the event's zone; UTC only when it has none (EVERY).
+        zone = zone or stored_timezone(_spec(row))
+        _reschedule(row, _schedule(body.cron_expression, zone, body.schedule_spec, now), now)
+    elif zone is not None and not isinstance(_spec(row), EverySpec):
+        # A timezone alone moves a CRON or ONCE schedule to that zone's wall clock, its expression or
+        # time kept exactly (not re-read from the at(...) form, which drops a fraction of a second).
+        _reschedule(row, _moved(_spec(row), zone, now), now)
     if body.enabled is not None:
         _set_enabled(row, body.enabled, now)
     row.updated_at = now

@@ -2,7 +2,9 @@
 
 Authenticate (401 ``{"error": ...}`` in the spec's order) → validation script → transform (synchronous; a
 failure is 500 and a TRANSFORM_FAILED entry) → the QUEUED entry (group commit) → the Kafka record
-(``acks=all``) → 202. The handler runs later in a worker; its outcome is only in the history.
+(``acks=all``) → 202. The handler runs later in a worker; its outcome is only in the history. A failure
+while queuing answers in ``ingress/trigger_failures.py``'s terms: 503 with Retry-After when nothing was
+recorded, the interface's 500 body otherwise.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from core.webhooks.transform import (
     compile_jsonpath_mappings,
     needs_sandbox,
 )
+from ingress import trigger_failures
 from ingress.deps import Svc
 from ingress.state import Services
 from ingress.trigger_auth import (
@@ -39,7 +42,6 @@ from schemas.deliveries import ExecuteWebhookResponse
 from sinks import credentials
 from sinks.db import deliveries
 from sinks.db.deliveries import Delivery, TriggerTarget
-from sinks.exceptions import BrokerUnavailable
 from sinks.scripting.sandbox import ScriptError, run_validation, script_transform
 from sinks.scripting.workers import SandboxBusy, TaskBudget, TaskBudgetExceeded, TaskFailed, default_pool
 
@@ -259,21 +261,21 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
         resource_id=resource_id,
         received_at=datetime.now(UTC),
     )
-    task = await svc.committer.run(lambda session: deliveries.record_delivery(session, delivery))
     ids = {"execution_id": delivery.execution_id, "webhook_id": target.webhook_id}
+    try:
+        task = await svc.committer.run(lambda session: deliveries.record_delivery(session, delivery))
+    except Exception as exc:
+        if trigger_failures.outage(exc):
+            raise  # nothing is recorded: DatabaseOutage (ingress/errors.py) answers 503 with Retry-After
+        return trigger_failures.not_recorded(exc, **ids)
     if transform_error is not None:
         message = f"Payload transform failed: {transform_error}"
         return _answer(500, ExecuteWebhookResponse(success=False, message=message, errors=[message], **ids))
 
     try:
         await svc.publisher.publish_record(task)
-    except BrokerUnavailable as exc:
-        message = "The delivery could not be queued; retry later"
-        reason = f"{message}: {exc}"
-        await svc.committer.run(
-            lambda session: deliveries.mark_not_queued(session, task.entry_id, reason, datetime.now(UTC))
-        )
-        return _answer(500, ExecuteWebhookResponse(success=False, message=message, errors=[message], **ids))
+    except Exception as exc:
+        return await trigger_failures.not_queued(svc.committer.run, task, exc)
     return _answer(
         202, ExecuteWebhookResponse(success=True, message="Webhook received and queued for processing", **ids)
     )

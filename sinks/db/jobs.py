@@ -12,7 +12,8 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
 from schemas.jobs import JobKind, JobState
-from sinks.db.models import Job, ReadCharge, TableWrite
+from sinks.db import append_jobs
+from sinks.db.models import Job, ReadCharge
 
 RESULT_RETENTION = timedelta(days=7)
 MAX_ATTEMPTS = 3
@@ -62,6 +63,15 @@ def create(
 
 def get(session: Session, company_id: str, job_id: str) -> Job | None:
     return session.scalar(select(Job).where(Job.company_id == company_id, Job.id == job_id))
+
+
+def state(session: Session, company_id: str, job_id: str) -> JobState | None:
+    """A job's state, an APPEND job's (``append_jobs``) included; None when there is no such job."""
+    found = session.scalar(select(Job.state).where(Job.company_id == company_id, Job.id == job_id))
+    if found is not None:
+        return JobState(found)
+    append = append_jobs.get(session, company_id, job_id)
+    return None if append is None else append.state
 
 
 def by_id(session: Session, job_id: str) -> Job | None:
@@ -265,9 +275,6 @@ class Listed:
     policy: str | None = None  # the runner's stored policy (queries)
 
 
-_WRITE_STATES = {"PENDING": JobState.RUNNING.value, "COMMITTED": JobState.SUCCEEDED.value}
-
-
 def listing(
     session: Session,
     company_id: str,
@@ -311,53 +318,25 @@ def listing(
                 )
             )
     if kind in (None, JobKind.APPEND.value):
-        found.extend(_appends(session, company_id, table_id, state, created_by, before, limit))
+        appends = append_jobs.listing(
+            session, company_id, table_id, state=state, created_by=created_by, before=before, limit=limit
+        )
+        found.extend(_listed_append(append, table_id) for append in appends)
     found.sort(key=lambda j: (j.created_at, j.job_id), reverse=True)
     return found[:limit]
 
 
-def _appends(
-    session: Session,
-    company_id: str,
-    table_id: str,
-    state: str | None,
-    created_by: str | None,
-    before: tuple[datetime, str] | None,
-    limit: int,
-) -> list[Listed]:
-    query = select(TableWrite).where(
-        TableWrite.company_id == company_id, TableWrite.table_id == table_id, TableWrite.kind == "APPEND"
+def _listed_append(append: append_jobs.AppendJob, table_id: str) -> Listed:
+    return Listed(
+        append.id,
+        JobKind.APPEND.value,
+        append.state.value,
+        None,
+        append.created_by,
+        append.created_at,
+        append.finished_at,
+        append.rows_appended,
+        None,
+        append.elapsed_ms(),
+        [table_id],
     )
-    if state:
-        stored = {v: k for k, v in _WRITE_STATES.items()}.get(state, "FAILED" if state == "FAILED" else None)
-        if stored is None:
-            return []
-        query = query.where(TableWrite.status == stored)
-    if created_by:
-        query = query.where(TableWrite.created_by == created_by)
-    if before:
-        query = query.where(
-            or_(
-                TableWrite.created_at < before[0],
-                (TableWrite.created_at == before[0]) & (TableWrite.id < before[1]),
-            )
-        )
-    writes = session.scalars(query.order_by(TableWrite.created_at.desc(), TableWrite.id.desc()).limit(limit))
-    return [
-        Listed(
-            write.id,
-            JobKind.APPEND.value,
-            _WRITE_STATES.get(write.status, JobState.FAILED.value),
-            None,
-            write.created_by,
-            write.created_at,
-            write.committed_at,
-            write.row_count,
-            None,
-            None
-            if write.committed_at is None
-            else int((write.committed_at - write.created_at).total_seconds() * 1000),
-            [table_id],
-        )
-        for write in writes
-    ]

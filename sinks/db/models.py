@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    CheckConstraint,
     Date,
     DateTime,
     ForeignKey,
@@ -104,6 +105,26 @@ class HandlerResource(Base):
     company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), index=True)
     type: Mapped[str] = mapped_column(String(16))
     name: Mapped[str] = mapped_column(String(200))
+    endpoint: Mapped[str] = mapped_column(String(2000))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class ResourceVersion(Base):
+    """One numbered version of a handler resource and the endpoint it runs. Configs pick a version by state
+    and number (core/versions.py); ``HandlerResource.endpoint`` is only the registration's first endpoint.
+    Tenancy goes through the resource: every read joins ``handler_resources`` on its company."""
+
+    __tablename__ = "resource_versions"
+    __table_args__ = (
+        CheckConstraint("version_number >= 1", name="version_number_positive"),
+        CheckConstraint("state IN ('PUBLISHED', 'DRAFT', 'ARCHIVED')", name="state_known"),
+    )
+
+    resource_id: Mapped[str] = mapped_column(
+        ForeignKey("handler_resources.id", ondelete="CASCADE"), primary_key=True
+    )
+    version_number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    state: Mapped[str] = mapped_column(String(16))
     endpoint: Mapped[str] = mapped_column(String(2000))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 

@@ -1,15 +1,30 @@
-"""Handler resources (agents, tools, managers) and per-user access grants on a company's resources."""
+"""Handler resources (agents, tools, managers), their versions, and per-user access grants on a company's
+resources."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from schemas.admin import CreatedResource, Granted, GrantSpec, ResourceSpec
+from core.versions import Version
+from schemas.admin import CreatedResource, Granted, GrantSpec, ResourceSpec, VersionSpec, VersionStateSpec
 from schemas.enums import AccessLevel, HandlerType
+from schemas.versions import VersionState
 from sinks import credentials
-from sinks.db.models import Company, HandlerResource, ResourceGrant, User
+from sinks.db.models import Company, HandlerResource, ResourceGrant, ResourceVersion, User
 from sinks.exceptions import NotFound
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A handler as a worker resolves it: its kind and every version (a plain snapshot, safe to keep)."""
+
+    id: str
+    company_id: str
+    type: str
+    versions: tuple[Version, ...]
 
 
 def create_resource(session: Session, company_id: str, spec: ResourceSpec) -> CreatedResource:
@@ -24,7 +39,74 @@ def create_resource(session: Session, company_id: str, spec: ResourceSpec) -> Cr
     )
     session.add(resource)
     session.flush()
+    # The registration's endpoint is its first published version: configs without a version object run it.
+    session.add(
+        ResourceVersion(
+            resource_id=resource.id,
+            version_number=1,
+            state=VersionState.PUBLISHED.value,
+            endpoint=spec.endpoint,
+        )
+    )
+    session.flush()
     return CreatedResource(resource_id=resource.id)
+
+
+def create_version(session: Session, spec: VersionSpec) -> ResourceVersion:
+    """The resource's next version (one above its highest). Two at once may pick the same number: the
+    second insert then fails on the primary key instead of overwriting the first."""
+    if session.get(HandlerResource, spec.resource_id) is None:
+        raise NotFound(f"resource {spec.resource_id} not found")
+    highest = session.scalar(
+        select(func.max(ResourceVersion.version_number)).where(
+            ResourceVersion.resource_id == spec.resource_id
+        )
+    )
+    version = ResourceVersion(
+        resource_id=spec.resource_id,
+        version_number=(highest or 0) + 1,
+        state=spec.state.value,
+        endpoint=spec.endpoint,
+    )
+    session.add(version)
+    session.flush()
+    return version
+
+
+def set_version_state(session: Session, spec: VersionStateSpec) -> ResourceVersion:
+    """Only this version changes: publishing v2 leaves v1 PUBLISHED, and the highest PUBLISHED number is the
+    one configs without a ``versionNumber`` run (archiving v2 again rolls them back to v1)."""
+    if session.get(HandlerResource, spec.resource_id) is None:
+        raise NotFound(f"resource {spec.resource_id} not found")
+    version = session.get(ResourceVersion, (spec.resource_id, spec.version_number))
+    if version is None:
+        raise NotFound(f"resource {spec.resource_id} has no version {spec.version_number}")
+    version.state = spec.state.value
+    session.flush()
+    return version
+
+
+def versions_of(session: Session, company_id: str, resource_id: str) -> tuple[Version, ...]:
+    """Every version of the company's resource, lowest number first (none for another company's id)."""
+    rows = session.execute(
+        select(ResourceVersion.version_number, ResourceVersion.state, ResourceVersion.endpoint)
+        .join(HandlerResource, HandlerResource.id == ResourceVersion.resource_id)
+        .where(HandlerResource.company_id == company_id, ResourceVersion.resource_id == resource_id)
+        .order_by(ResourceVersion.version_number)
+    )
+    return tuple(Version(number, VersionState(state), endpoint) for number, state, endpoint in rows)
+
+
+def registration(session: Session, company_id: str, resource_id: str) -> Registration | None:
+    handler = get_handler(session, company_id, resource_id)
+    if handler is None:
+        return None
+    return Registration(
+        id=handler.id,
+        company_id=handler.company_id,
+        type=handler.type,
+        versions=versions_of(session, company_id, resource_id),
+    )
 
 
 def get_handler(session: Session, company_id: str, resource_id: str) -> HandlerResource | None:

@@ -183,11 +183,34 @@ def add_append(
     return write_id
 
 
+# Writes not yet ended: accepted (PENDING) or taken by a writer (WRITING).
+_ACTIVE = ("PENDING", "WRITING")
+
+
 def pending_writes(session: Session, table_id: str, ids: list[str]) -> list[TableWrite]:
     return list(
         session.scalars(
             select(TableWrite)
             .where(TableWrite.table_id == table_id, TableWrite.id.in_(ids), TableWrite.status == "PENDING")
+            .order_by(TableWrite.created_at, TableWrite.id)
+        )
+    )
+
+
+def take_writes(session: Session, table_id: str, ids: list[str], now: datetime) -> list[TableWrite]:
+    """The writer takes these writes (PENDING → WRITING, an APPEND job's RUNNING) before it commits them,
+    in the order they were accepted. A write already WRITING is taken again: its last writer died or gave
+    up, and the snapshot ledger skips what that writer had committed. A write cancelled meanwhile is not."""
+    session.execute(
+        update(TableWrite)
+        .where(TableWrite.table_id == table_id, TableWrite.id.in_(ids), TableWrite.status.in_(_ACTIVE))
+        .values(status="WRITING", dispatched_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return list(
+        session.scalars(
+            select(TableWrite)
+            .where(TableWrite.table_id == table_id, TableWrite.id.in_(ids), TableWrite.status == "WRITING")
             .order_by(TableWrite.created_at, TableWrite.id)
         )
     )
@@ -223,7 +246,7 @@ def stale_writes(session: Session, before: datetime, limit: int) -> list[TableWr
     found = list(
         session.scalars(
             select(TableWrite)
-            .where(TableWrite.status == "PENDING", TableWrite.dispatched_at < before)
+            .where(TableWrite.status.in_(_ACTIVE), TableWrite.dispatched_at < before)
             .order_by(TableWrite.created_at)
             .limit(limit)
         )

@@ -86,6 +86,8 @@ def test_row_limits() -> None:
     with pytest.raises(ApiError) as too_big:
         check_size(b"x" * (MAX_BYTES + 1))
     assert too_big.value.status == 413
+    # Bytes are not rows: the same code as any body over the request limit.
+    assert too_big.value.body is not None and too_big.value.body["errorCode"] == "REQUEST_TOO_LARGE"
     check_count(AppendRowsRequest(table_id="t", rows=[{}] * MAX_ROWS))
     with pytest.raises(ApiError) as too_many:
         check_count(AppendRowsRequest(table_id="t", rows=[{}] * (MAX_ROWS + 1)))

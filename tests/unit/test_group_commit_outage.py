@@ -74,17 +74,21 @@ def test_without_retry_every_caller_of_a_batch_fails_at_once_and_later_batches_f
         assert len(tried) > 1
         missing_dir.mkdir()
         deadline = time.monotonic() + 10
+        committed = 0
         while True:  # within fail_fast_seconds a batch still fails untried; then it commits
             results = asyncio.run(burst(f"b{len(tried)}-"))
+            # A burst can straddle the end of fail_fast_seconds (a slow machine): its first batches fail
+            # untried and the later ones commit, but no caller ever sees any other outcome.
+            assert all(isinstance(result, str | DatabaseUnreachable) for result in results), results
+            committed += sum(isinstance(result, str) for result in results)
             if all(isinstance(result, str) for result in results):
                 break
-            assert all(isinstance(result, DatabaseUnreachable) for result in results)
             assert time.monotonic() < deadline
             time.sleep(0.05)
     finally:
         committer.stop()
     assert not any(name.startswith("a") for name in ran)
-    assert len(_rows(sessions)) == 20
+    assert len(_rows(sessions)) == committed >= 20
 
 
 def test_with_retry_each_unit_waits_and_commits_once_the_database_is_back(

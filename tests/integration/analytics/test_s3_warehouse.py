@@ -73,6 +73,11 @@ def test_storage_properties_and_the_duckdb_secret(tmp_path: Path, s3_endpoint: s
         "s3.force-virtual-addressing": "false",
         "s3.access-key-id": "test-key",
         "s3.secret-access-key": SECRET_KEY,
+        # SVC_S3_* timeouts and attempts (tests/unit/test_s3_timeouts.py follows them to each client)
+        "s3.connect-timeout": "5.0",
+        "s3.request-timeout": "30.0",
+        "s3.retry-strategy-impl": "sinks.s3_limits.standard_retry_3",
+        "svc.s3.max-attempts": "3",
     }
     assert iceberg.storage_properties(Settings(data_dir=tmp_path)) == {}
     secret = S3Access.from_properties(properties).secret_sql()

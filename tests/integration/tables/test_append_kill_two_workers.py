@@ -156,8 +156,9 @@ def test_killing_one_of_two_writers_keeps_every_accepted_row_once(
     expected = sorted((n, load_id) for load_id, ns in sender.accepted.items() for n in ns)
 
     def settled() -> bool:
-        # No write left PENDING: none will be committed (or committed again) after this.
-        pending = write_statuses(tables_world.db, table_ids)["PENDING"]
+        # No write left PENDING or WRITING: none will be committed (or committed again) after this.
+        statuses = write_statuses(tables_world.db, table_ids)
+        pending = statuses["PENDING"] + statuses["WRITING"]
         return not pending and len(stored(ingress, tables_world.company_id, table_ids)) >= len(expected)
 
     # The survivor takes the dead worker's partitions after the broker's session timeout, then catches up.

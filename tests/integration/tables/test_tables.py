@@ -156,6 +156,10 @@ def test_semantic_layer_versions(tables_world: Tables, ingress: Ingress) -> None
         ({"columns": [{"name": "a", "type": "DECIMAL(40,2)"}]}, "precision"),
         ({"partitionSpec": [{"column": "region", "transform": "MONTH"}]}, "needs a DATE or TIMESTAMP"),
         ({"partitionSpec": [{"column": "nope", "transform": "IDENTITY"}]}, "not a column"),
+        # Refused by the catalog itself, after the ingress's own checks: a 400 all the same, not a 500.
+        ({"partitionSpec": [{"column": "order_id", "transform": "BUCKET[0]"}]}, "between 1 and"),
+        ({"partitionSpec": [{"column": "region", "transform": "TRUNCATE[0]"}]}, "between 1 and"),
+        ({"partitionSpec": [{"column": "tags", "transform": "IDENTITY"}]}, "cannot apply"),
     ],
 )
 def test_invalid_schema(
