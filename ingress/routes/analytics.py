@@ -20,6 +20,7 @@ from ingress import append_rows as appends
 from ingress.analytics_errors import analytics_error, check_row_count
 from ingress.deps import ClientCaller, DbSession, Svc
 from ingress.errors import ApiError
+from ingress.handoff import hand_off
 from ingress.state import Services
 from schemas.admin import Principal
 from schemas.base import iso_utc
@@ -215,7 +216,7 @@ async def append_rows(
         )
         await svc.committer.run(write)
         record = TableWriteRef(write_id=load_id, table_id=table.id, company_id=table.company_id)
-        await svc.publisher.publish_record(record, key=table.id)
+        await hand_off(svc.publisher, record, key=table.id)
     return AppendRowsAnswer(accepted=converted.accepted, load_id=load_id, errors=converted.errors)
 
 

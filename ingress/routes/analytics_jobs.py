@@ -20,6 +20,7 @@ from core import policy
 from ingress import job_views
 from ingress.analytics_errors import analytics_error, check_row_count
 from ingress.deps import ClientCaller, DbSession, Svc
+from ingress.handoff import hand_off
 from ingress.job_access import JobOutput, OutputAccess, Reader
 from ingress.job_results_view import preview_of
 from ingress.job_views import (
@@ -146,7 +147,7 @@ async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id:
         limit=svc.settings.query_max_concurrent,
     )
     await svc.committer.run(created)
-    await svc.publisher.publish_record(AnalyticsJobRef(job_id=job_id), key=job_id)
+    await hand_off(svc.publisher, AnalyticsJobRef(job_id=job_id), key=job_id)
     job = await wait_for(svc, caller.company_id, job_id, body.wait_ms) if body.wait_ms else None
     answer: dict[str, Any] = {
         "jobId": job_id,

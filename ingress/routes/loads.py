@@ -17,6 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from ingress.analytics_errors import analytics_error
 from ingress.deps import ClientCaller, Svc
 from ingress.errors import ApiError
+from ingress.handoff import hand_off
 from ingress.routes.analytics import ResourceId, check_resource, readable
 from ingress.state import Services
 from schemas.admin import Principal
@@ -141,5 +142,5 @@ async def load_from_s3(
         notes=notes,
     )
     await svc.committer.run(created)
-    await svc.publisher.publish_record(AnalyticsJobRef(job_id=job_id), key=job_id)
+    await hand_off(svc.publisher, AnalyticsJobRef(job_id=job_id), key=job_id)
     return {"jobId": job_id, "state": "QUEUED", "notes": notes, "errors": []}

@@ -70,3 +70,85 @@ def test_appends_survive_a_broker_restart(tmp_path: Path) -> None:
         worker.stop()
         tansu.kill()
         tansu.wait()
+
+
+def test_work_committed_while_the_broker_is_down_is_answered_and_done_once(tmp_path: Path) -> None:
+    """An append and a query committed to the database while the broker does not answer are not refused with
+    503 (a retry would append the rows twice): the caller gets its normal answer, and once a broker and a
+    worker are back the reconcilers hand the work over, and it is done exactly once."""
+    port = broker.free_port()
+    bootstrap = f"127.0.0.1:{port}"
+    tansu = broker.start_tansu(port, tmp_path / "broker.log")
+    settings = make_settings(tmp_path / "data", kafka_bootstrap=bootstrap, queued_grace_seconds=1.0)
+    worker = Worker(settings, tmp_path / "worker.log")
+    try:
+        broker.wait_reachable(bootstrap, 30, tansu)
+        asyncio.run(ensure_topics(settings))
+        with migrated(settings) as db:
+            company = db.create_company()
+            ingress = Ingress(settings)
+            ingress.start()
+            try:
+                power = {"Authorization": company.poweruser_key}
+                client = {"Authorization": company.client_api_key}
+                table_id = ingress.client.post(
+                    "/svc_poweruser/analytics/tables/create", headers=power, json=ORDERS
+                ).json()["tableId"]
+                tansu.kill()
+                tansu.wait()
+                params = {"resourceId": table_id}
+                rows = [{"order_id": i} for i in range(10)]
+                appended = ingress.client.post(
+                    "/clients/svcdb/analytics/append-rows",
+                    params=params,
+                    headers=client,
+                    json={"tableId": table_id, "rows": rows},
+                )
+                assert appended.status_code == 200, appended.text
+                assert appended.json()["accepted"] == 10
+                queried = ingress.client.post(
+                    "/clients/svcdb/analytics/query",
+                    params=params,
+                    headers=client,
+                    json={"tableId": table_id, "sql": "SELECT count(*) AS n FROM orders"},
+                )
+                assert queried.status_code == 200, queried.text
+                assert queried.json()["state"] == "QUEUED"
+                job_id = queried.json()["jobId"]
+
+                tansu = broker.start_tansu(port, tmp_path / "broker2.log")
+                broker.wait_reachable(bootstrap, 30, tansu)
+                asyncio.run(ensure_topics(settings))
+                worker.start()
+                status: dict[str, object] = {}
+                deadline = time.monotonic() + 90
+                while time.monotonic() < deadline and status.get("state") not in {"SUCCEEDED", "FAILED"}:
+                    status = ingress.client.post(
+                        "/clients/svcdb/analytics/job-status",
+                        params=params,
+                        headers=client,
+                        json={"tableId": table_id, "jobId": job_id, "waitMs": 2000},
+                    ).json()
+                assert status.get("state") == "SUCCEEDED", status
+                catalog = ingress.app.state.services.catalog
+                ids: list[int] = []
+                while time.monotonic() < deadline and len(ids) < 10:
+                    handle = iceberg.load_table(catalog, company.company_id, table_id)
+                    if handle.current_snapshot() is not None:
+                        with connect() as duck:
+                            scan = duck.execute(
+                                "SELECT order_id FROM iceberg_scan(?)", [handle.metadata_location]
+                            )
+                            ids = [row[0] for row in scan.fetchall()]
+                    time.sleep(0.3)
+                time.sleep(2)  # a second hand-over would land by now (grace 1 s)
+                handle = iceberg.load_table(catalog, company.company_id, table_id)
+                with connect() as duck:
+                    scan = duck.execute("SELECT order_id FROM iceberg_scan(?)", [handle.metadata_location])
+                    assert sorted(row[0] for row in scan.fetchall()) == list(range(10))
+            finally:
+                ingress.stop()
+    finally:
+        worker.stop()
+        tansu.kill()
+        tansu.wait()
