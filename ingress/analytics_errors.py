@@ -6,6 +6,8 @@ their code in ``ingress/errors.py`` (``failure_body``), from the same statuses a
 
 from __future__ import annotations
 
+import math
+
 from ingress.errors import ApiError
 
 STATUS = {
@@ -31,8 +33,14 @@ STATUS = {
 }
 
 
-def analytics_error(code: str, message: str, hint: str | None = None) -> ApiError:
-    return ApiError(STATUS[code], message, body={"errorCode": code, "errors": [message], "hint": hint})
+def analytics_error(
+    code: str, message: str, hint: str | None = None, *, retry_after: float | None = None
+) -> ApiError:
+    """``retry_after``: seconds until the refused call can succeed, sent as ``Retry-After`` (whole seconds,
+    at least 1)."""
+    headers = None if retry_after is None else {"Retry-After": str(max(1, math.ceil(retry_after)))}
+    body = {"errorCode": code, "errors": [message], "hint": hint}
+    return ApiError(STATUS[code], message, body=body, headers=headers)
 
 
 def check_row_count(field: str, value: int, cap: int, *, cap_is: str = "its limit") -> None:

@@ -91,6 +91,13 @@ class Settings(BaseSettings):
     # S3 buckets at start-up: `svc up` creates the warehouse's and the object store's buckets when missing.
     s3_create_buckets: bool = True
 
+    # S3 timeouts, for every S3 client of the service (object store, Iceberg FileIO, DuckDB's httpfs): an
+    # endpoint that takes no connection or never answers fails a call in about attempts x timeout, not in
+    # minutes. The read timeout bounds a wait without a byte, not a transfer (sinks/s3_limits.py: why 30 s).
+    s3_connect_timeout_seconds: float = Field(5.0, gt=0, le=300)
+    s3_read_timeout_seconds: float = Field(30.0, gt=0, le=3600)
+    s3_max_attempts: int = Field(3, ge=1, le=10)
+
     topic_prefix: str = "svc."
     topic_partitions: int = Field(4, ge=1, le=1024)
     # The webhook delivery topic carries the highest rates: more partitions keep each one short, and the

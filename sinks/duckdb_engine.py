@@ -3,7 +3,8 @@ downloaded at run time) and the session in UTC so date_trunc on TIMESTAMPTZ is n
 
 A table in an ``s3://`` warehouse is read through the ``httpfs`` extension with one S3 secret built from the
 same FileIO properties pyiceberg writes with (``s3.endpoint``, ``s3.region``, the key), so readers and the
-writer always reach the same service with the same key.
+writer always reach the same service with the same key, and give up on it within the same S3 timeouts and
+attempts (``http_timeout``, ``http_retries``; ``sinks/s3_limits.py``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import duckdb
+
+from sinks.s3_limits import S3Limits
 
 S3_SCHEME = "s3://"
 
@@ -48,6 +51,8 @@ class S3Access:
     # Kept out of repr so a logged S3Access never shows the key.
     secret: str | None = field(default=None, repr=False)
     session_token: str | None = field(default=None, repr=False)
+    # None: DuckDB's own (30 s, 3 retries).
+    limits: S3Limits | None = None
 
     @classmethod
     def from_properties(cls, properties: Mapping[str, str]) -> S3Access:
@@ -58,6 +63,7 @@ class S3Access:
             key_id=properties.get("s3.access-key-id") or None,
             secret=properties.get("s3.secret-access-key") or None,
             session_token=properties.get("s3.session-token") or None,
+            limits=S3Limits.from_properties(properties),
         )
 
     def secret_sql(self, name: str = "warehouse") -> str:
@@ -72,6 +78,13 @@ class S3Access:
             options.update(ENDPOINT=sql_literal(host), URL_STYLE="'path'", USE_SSL=str(tls).lower())
         listed = ", ".join(f"{key} {value}" for key, value in options.items())
         return f"CREATE OR REPLACE SECRET {name} ({listed})"
+
+    def settings_sql(self) -> list[str]:
+        """``SET`` statements for httpfs's timeout and retries: settings of the database, not of the secret,
+        so they are made before a query engine locks its configuration."""
+        if self.limits is None:
+            return []
+        return [f"SET {name} = {value}" for name, value in self.limits.duckdb_settings().items()]
 
 
 def endpoint_host(endpoint: str) -> tuple[str, bool]:
@@ -162,6 +175,8 @@ def connect(
         connection.execute(f"LOAD '{extension_path(name)}'")
     if s3 is not None:
         connection.execute(s3.secret_sql())
+        for statement in s3.settings_sql():
+            connection.execute(statement)
     connection.execute("SET TimeZone = 'UTC'")
     return connection
 

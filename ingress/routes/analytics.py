@@ -26,7 +26,13 @@ from schemas.admin import Principal
 from schemas.base import iso_utc
 from schemas.ids import new_id
 from schemas.records import TableWriteRef
-from schemas.tables import MAX_PREVIEW_ROWS, AppendRowsAnswer, DescribeRequest, PreviewRequest
+from schemas.tables import (
+    MAX_PREVIEW_ROWS,
+    AppendRowsAnswer,
+    AppendRowsRequest,
+    DescribeRequest,
+    PreviewRequest,
+)
 from sinks.db import read_charges, tables
 from sinks.db.models import AnalyticsTable
 from sinks.duckdb_engine import Spill
@@ -40,6 +46,12 @@ router = APIRouter(prefix="/clients/svcdb/analytics", tags=["analytics"])
 INLINE_BYTES = 256 * 1024
 
 ResourceId = Query(alias="resourceId", min_length=1, max_length=100)
+# append-rows reads its body itself (parsed where its conversion runs), so FastAPI sees no body parameter:
+# the document is given the body's schema, examples included.
+_APPEND_ROWS_BODY = {
+    "required": True,
+    "content": {"application/json": {"schema": AppendRowsRequest.model_json_schema()}},
+}
 
 
 def check_resource(resource_id: str, table_id: str) -> None:
@@ -183,7 +195,12 @@ def preview(
     return {"columns": [{"name": c["name"], "type": c["type"]} for c in columns], "rows": rows, "errors": []}
 
 
-@router.post("/append-rows", response_model=AppendRowsAnswer, response_model_by_alias=True)
+@router.post(
+    "/append-rows",
+    response_model=AppendRowsAnswer,
+    response_model_by_alias=True,
+    openapi_extra={"requestBody": _APPEND_ROWS_BODY},
+)
 async def append_rows(
     request: Request, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId
 ) -> AppendRowsAnswer:
@@ -200,9 +217,14 @@ async def append_rows(
     else:
         table, converted = await run_in_threadpool(_convert, svc, target, raw, resource_id, load_id)
     if converted.accepted:
-        if not svc.append_quota.take(table.company_id, converted.accepted, time.time()):
+        moment = time.time()
+        if not svc.append_quota.take(table.company_id, converted.accepted, moment):
+            wait = 60 - moment % 60  # the quota's windows are whole minutes
             raise analytics_error(
-                "QUOTA", "The plan's appended-rows-per-minute limit is reached", "Retry in the next minute"
+                "QUOTA",
+                "The plan's appended-rows-per-minute limit is reached",
+                "Retry in the next minute (Retry-After), or send fewer rows per minute",
+                retry_after=wait,
             )
         write = partial(
             tables.add_append,

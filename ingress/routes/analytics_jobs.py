@@ -49,6 +49,9 @@ from schemas.jobs import JobRequest as CancelRequest
 from schemas.records import AnalyticsJobRef
 from sinks.db import jobs
 
+# Retry-After of a call refused because the company's concurrent-query slots are taken.
+QUERY_SLOT_RETRY_SECONDS = 2
+
 router = APIRouter(prefix="/clients/svcdb/analytics", tags=["analytics"])
 SQL_IN_LISTINGS = 500
 
@@ -170,6 +173,8 @@ def _create(session: Any, *, job_id: str, caller: Principal, limit: int, **field
             "QUOTA",
             f"The plan allows {limit} queued or running queries at once",
             "Wait for a running query to finish, or cancel one",
+            # When a query ends is not known here; most end within seconds.
+            retry_after=QUERY_SLOT_RETRY_SECONDS,
         )
     return jobs.create(
         session,

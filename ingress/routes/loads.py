@@ -5,7 +5,7 @@ worker reads, converts and commits the rows (see ``streams/analytics.py``)."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import PurePosixPath
 from typing import Any
@@ -110,6 +110,7 @@ def _create(session: Session, *, caller: Principal, limit: int, plan: LoadPlan, 
             "QUOTA",
             f"The plan allows {limit} bytes of loaded data per day; {loaded} are used today",
             "Load less, or retry tomorrow (UTC)",
+            retry_after=(midnight + timedelta(days=1) - datetime.now(UTC)).total_seconds(),
         )
     return jobs.create(
         session,

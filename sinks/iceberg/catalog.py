@@ -99,15 +99,18 @@ def warehouse_location(warehouse: str) -> str:
 
 def storage_properties(settings: Settings) -> dict[str, str]:
     """pyiceberg FileIO properties for an `s3://` warehouse (none for a local one): `SVC_S3_ENDPOINT` with
-    path-style URLs, and the region and key from the standard AWS chain, read once when the process starts.
-    Readers (DuckDB's S3 secret) are built from the same properties."""
+    path-style URLs, the region and key from the standard AWS chain, read once when the process starts, and
+    the service's S3 timeouts and attempts. Readers (DuckDB's S3 secret and settings) are built from the same
+    properties."""
     if not settings.resolved_warehouse.startswith("s3://"):
         return {}
-    from sinks.objectstore.s3 import new_session  # only an s3:// warehouse pays for importing boto3
+    from sinks.s3_limits import S3Limits
+    from sinks.s3_session import new_session  # only an s3:// warehouse pays for importing boto3
 
     session = new_session()
     # boto3 itself reads only AWS_DEFAULT_REGION; AWS_REGION is what the other AWS SDKs (and compose) set.
     properties = {"s3.region": os.environ.get("AWS_REGION") or session.region_name or "us-east-1"}
+    properties.update(S3Limits.of(settings).fileio_properties())
     if settings.s3_endpoint:
         properties.update({"s3.endpoint": settings.s3_endpoint, "s3.force-virtual-addressing": "false"})
     credentials = session.get_credentials()

@@ -14,7 +14,8 @@ import sys
 from sinks.iceberg.exceptions import StorageUnavailable
 from sinks.iceberg.storage import storage_failure
 from sinks.loads.read import UPLOAD_STORAGE
-from sinks.objectstore import NoSuchKey, ObjectStore
+from sinks.objectstore import NoSuchKey, ObjectStore, StoreUnavailable
+from sinks.objectstore import exceptions as failures
 
 log = logging.getLogger(__name__)
 _REFUSED = {"403", "AccessDenied", "Forbidden", "InvalidAccessKeyId", "SignatureDoesNotMatch"}
@@ -28,6 +29,8 @@ def uploaded_size(store: ObjectStore, key: str) -> int | None:
         return store.size(key)
     except NoSuchKey:
         return None
+    except StoreUnavailable as error:  # the S3 store's own report (no connection, no answer in time), logged
+        raise StorageUnavailable(f"The {UPLOAD_STORAGE} is unavailable: {error.reason}") from error
     except OSError as error:
         log.warning("the upload storage failed", exc_info=True)
         raise storage_failure(error, UPLOAD_STORAGE) from error
@@ -49,12 +52,14 @@ def _s3_client_failure(error: Exception) -> str | None:
         if code in _REFUSED:
             return "the S3 service refused the service's key"
         if code in _BUSY:
-            return "the S3 service is throttling requests"
+            return failures.THROTTLING
         if code in _DOWN:
-            return "the S3 service is unavailable"
+            return failures.DOWN
         return f"the S3 service answered {code or 'an error'}"
+    if isinstance(error, botocore.ReadTimeoutError):
+        return failures.NO_ANSWER
     if isinstance(error, botocore.ConnectionError | botocore.HTTPClientError):
-        return "the S3 service could not be reached"
+        return failures.UNREACHABLE
     if isinstance(error, botocore.BotoCoreError):
         return f"the S3 service could not be used ({type(error).__name__})"
     return None

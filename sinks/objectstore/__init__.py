@@ -19,7 +19,9 @@ from sinks.objectstore.exceptions import (
     NoSuchUpload,
     ObjectStoreError,
     PartTooSmall,
+    StoreUnavailable,
 )
+from sinks.s3_limits import S3Limits
 
 __all__ = [
     "MIN_PART_BYTES",
@@ -31,6 +33,7 @@ __all__ = [
     "ObjectStore",
     "ObjectStoreError",
     "PartTooSmall",
+    "StoreUnavailable",
     "check_key",
     "ensure_buckets",
     "object_store",
@@ -44,7 +47,7 @@ def object_store(settings: Settings) -> ObjectStore:
         from sinks.objectstore.s3 import S3ObjectStore  # boto3 loads only where S3 is used
 
         bucket, _, prefix = location.removeprefix("s3://").partition("/")
-        return S3ObjectStore(bucket, prefix, endpoint=settings.s3_endpoint)
+        return S3ObjectStore(bucket, prefix, endpoint=settings.s3_endpoint, limits=S3Limits.of(settings))
     from sinks.objectstore.local import LocalObjectStore
 
     return LocalObjectStore(Path(location), settings.object_store_bucket)

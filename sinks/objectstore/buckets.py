@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 
 from schemas.settings import Settings
+from sinks.s3_limits import S3Limits
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,7 @@ def ensure_buckets(settings: Settings) -> list[str]:
         return []
     from sinks.objectstore.s3 import create_missing_buckets  # boto3 loads only where S3 is used
 
-    created = create_missing_buckets(names, settings.s3_endpoint)
+    created = create_missing_buckets(names, settings.s3_endpoint, S3Limits.of(settings))
     for bucket in created:
         log.info("created the S3 bucket", extra={"bucket": bucket, "endpoint": settings.s3_endpoint or "AWS"})
     return created

@@ -1,24 +1,41 @@
 """The object store on S3 (or an S3-compatible service at ``endpoint``), through boto3.
 
 Credentials come from the standard AWS chain (environment, shared files, instance role); none are settings.
+Every client waits and retries within the service's S3 limits (``sinks/s3_limits.py``); a call that fails
+because the service could not be reached, did not answer in time or said it is unavailable raises
+StoreUnavailable (a StorageUnavailable: 503 with Retry-After at the ingress), never botocore's own error.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
 import boto3
-import botocore.loaders
-import botocore.session
 import pyarrow.fs
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from sinks.objectstore.base import ObjectStore, check_key, check_part_number, check_parts
-from sinks.objectstore.exceptions import BucketUnavailable, InvalidPart, NoSuchKey, NoSuchUpload, PartTooSmall
+from sinks.objectstore.exceptions import (
+    BucketUnavailable,
+    InvalidPart,
+    NoSuchKey,
+    NoSuchUpload,
+    PartTooSmall,
+)
+from sinks.objectstore.s3_failures import error_code, reachable
+from sinks.s3_limits import S3Limits
+from sinks.s3_session import new_session, s3_region
+
+__all__ = [
+    "S3ObjectStore",
+    "create_missing_buckets",
+    "new_session",
+    "s3_client",
+    "s3_region",
+]
 
 _DELETE_BATCH = 1000
 _NOT_FOUND = {"404", "NoSuchKey", "NotFound"}
@@ -28,53 +45,35 @@ _NOT_OURS_TO_CHECK = {"403", "AccessDenied", "Forbidden"}
 _DEFAULT_REGION = "us-east-1"
 
 
-def _code(error: ClientError) -> str:
-    return str(error.response.get("Error", {}).get("Code", ""))
-
-
-# botocore's service descriptions, read once per process: a new session otherwise parses S3's model and the
-# endpoint rules again (about 60 ms of CPU for each client). Credentials and region stay per session.
-_LOADER = botocore.loaders.create_loader()
-
-
-def new_session(region: str | None = None) -> boto3.session.Session:
-    """A boto3 session on the standard AWS chain, sharing the process's parsed service descriptions."""
-    core = botocore.session.get_session()
-    core.register_component("data_loader", _LOADER)
-    return boto3.session.Session(botocore_session=core, region_name=region)
-
-
-def s3_region() -> str:
-    """boto3 itself reads only AWS_DEFAULT_REGION; AWS_REGION is what the other AWS SDKs (and compose) set."""
-    return os.environ.get("AWS_REGION") or new_session().region_name or "us-east-1"
-
-
-def s3_client(session: boto3.session.Session, endpoint: str | None) -> Any:
+def s3_client(session: boto3.session.Session, endpoint: str | None, limits: S3Limits) -> Any:
     """A client of AWS S3, or of the S3-compatible service at ``endpoint`` with path-style URLs."""
     config = Config(
         signature_version="s3v4",
         s3={"addressing_style": "path" if endpoint else "auto"},
-        retries={"max_attempts": 5, "mode": "standard"},
+        **limits.boto_options(),
     )
     return session.client("s3", endpoint_url=endpoint, config=config)
 
 
 class S3ObjectStore(ObjectStore):
-    def __init__(self, bucket: str, prefix: str, *, endpoint: str | None) -> None:
+    def __init__(self, bucket: str, prefix: str, *, endpoint: str | None, limits: S3Limits) -> None:
         super().__init__(bucket, prefix)
         self.endpoint = endpoint
+        self.limits = limits
         self.region = s3_region()
         self.session = new_session(self.region)
-        self.client: Any = s3_client(self.session, endpoint)
+        self.client: Any = s3_client(self.session, endpoint, limits)
 
+    @reachable
     def put_bytes(self, key: str, data: bytes) -> None:
         self.client.put_object(Bucket=self.bucket, Key=self.object_key(key), Body=data)
 
+    @reachable
     def get_bytes(self, key: str) -> bytes:
         try:
             answer = self.client.get_object(Bucket=self.bucket, Key=self.object_key(key))
         except ClientError as error:
-            if _code(error) in _NOT_FOUND:
+            if error_code(error) in _NOT_FOUND:
                 raise NoSuchKey(f"No object {key}") from error
             raise
         body: bytes = answer["Body"].read()
@@ -84,20 +83,23 @@ class S3ObjectStore(ObjectStore):
         try:
             head: dict[str, Any] = self.client.head_object(Bucket=self.bucket, Key=self.object_key(key))
         except ClientError as error:
-            if _code(error) in _NOT_FOUND:
+            if error_code(error) in _NOT_FOUND:
                 return None
             raise
         return head
 
+    @reachable
     def exists(self, key: str) -> bool:
         return self._head(key) is not None
 
+    @reachable
     def size(self, key: str) -> int:
         head = self._head(key)
         if head is None:
             raise NoSuchKey(f"No object {key}")
         return int(head["ContentLength"])
 
+    @reachable
     def delete(self, key: str) -> None:
         self.client.delete_object(Bucket=self.bucket, Key=self.object_key(key))
 
@@ -107,6 +109,7 @@ class S3ObjectStore(ObjectStore):
             for entry in page.get("Contents", []):
                 yield str(entry["Key"])
 
+    @reachable
     def delete_prefix(self, prefix: str) -> int:
         check_key(prefix, prefix=True)
         full = f"{self.prefix}/{prefix}" if self.prefix else prefix
@@ -129,7 +132,7 @@ class S3ObjectStore(ObjectStore):
 
     def arrow_filesystem(self) -> tuple[pyarrow.fs.FileSystem, str]:
         credentials = self.session.get_credentials()
-        options: dict[str, Any] = {"region": self.region}
+        options: dict[str, Any] = {"region": self.region, **self.limits.arrow_options()}
         if credentials is not None:
             frozen = credentials.get_frozen_credentials()
             options.update(
@@ -143,10 +146,12 @@ class S3ObjectStore(ObjectStore):
 
     # multipart
 
+    @reachable
     def initiate_multipart(self, key: str) -> str:
         answer = self.client.create_multipart_upload(Bucket=self.bucket, Key=self.object_key(key))
         return str(answer["UploadId"])
 
+    @reachable
     def put_part(self, key: str, upload_id: str, part_number: int, data: bytes | BinaryIO) -> str:
         check_part_number(part_number)
         try:
@@ -171,6 +176,7 @@ class S3ObjectStore(ObjectStore):
                 stored[int(part["PartNumber"])] = (str(part["ETag"]), int(part["Size"]))
         return stored
 
+    @reachable
     def complete_multipart(self, key: str, upload_id: str, etags: Mapping[int, str]) -> None:
         try:
             # Checked here first so both stores refuse the same completions with the same messages.
@@ -188,6 +194,7 @@ class S3ObjectStore(ObjectStore):
             _raise_mapped(error, upload_id)
             raise
 
+    @reachable
     def abort_multipart(self, key: str, upload_id: str) -> None:
         try:
             self.client.abort_multipart_upload(
@@ -203,6 +210,7 @@ class S3ObjectStore(ObjectStore):
         except NoSuchUpload:
             return
 
+    @reachable
     def multipart_bytes(self, key: str, upload_id: str) -> int:
         try:
             return sum(size for _, size in self._stored_parts(key, upload_id).values())
@@ -229,7 +237,7 @@ class S3ObjectStore(ObjectStore):
 
 def _raise_mapped(error: ClientError, upload_id: str) -> None:
     """Raises the store's own error for a multipart failure S3 reports; returns for any other error."""
-    code = _code(error)
+    code = error_code(error)
     if code == "NoSuchUpload":
         raise NoSuchUpload(f"No upload {upload_id} (completed, aborted or never started)") from error
     if code == "EntityTooSmall":
@@ -238,10 +246,10 @@ def _raise_mapped(error: ClientError, upload_id: str) -> None:
         raise InvalidPart("A part was not uploaded or its ETag does not match") from error
 
 
-def create_missing_buckets(names: list[str], endpoint: str | None) -> list[str]:
+def create_missing_buckets(names: list[str], endpoint: str | None, limits: S3Limits) -> list[str]:
     """Create each bucket of ``names`` that does not exist; answers the ones this call created."""
     region = s3_region()
-    client = s3_client(new_session(region), endpoint)
+    client = s3_client(new_session(region), endpoint, limits)
     where = endpoint or "AWS S3"
     return [
         name
@@ -254,7 +262,7 @@ def _bucket_exists(client: Any, bucket: str, where: str) -> bool:
     try:
         client.head_bucket(Bucket=bucket)
     except ClientError as error:
-        code = _code(error)
+        code = error_code(error)
         if code in _NO_BUCKET:
             return False
         if code in _NOT_OURS_TO_CHECK:
@@ -277,7 +285,7 @@ def _create(client: Any, bucket: str, region: str, where: str) -> bool:
     try:
         client.create_bucket(Bucket=bucket, **location)
     except ClientError as error:
-        code = _code(error)
+        code = error_code(error)
         if code == "BucketAlreadyOwnedByYou":
             return False
         if code == "BucketAlreadyExists":

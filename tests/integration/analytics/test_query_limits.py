@@ -53,6 +53,7 @@ def test_a_query_past_its_time_limit_times_out_and_the_quota_holds(
     job_id = tables_world.analytics("query", table_id, {"sql": SLOW}).json()["jobId"]
     second = tables_world.analytics("query", table_id, {"sql": "SELECT 1 AS one FROM orders"})
     assert second.status_code == 429 and second.json()["errorCode"] == "QUOTA"
+    assert int(second.headers["Retry-After"]) >= 1
     status = wait_state(tables_world, table_id, job_id, {"TIMED_OUT", "SUCCEEDED", "FAILED"})
     assert status["state"] == "TIMED_OUT"
     assert status["error"]["errorCode"] == "TIMEOUT"
@@ -99,6 +100,7 @@ def test_data_loaded_per_day_is_limited(tables_world: Tables, worker: Worker) ->
     big = upload(tables_world, "big.csv", (HEADER + csv_rows(100, 100)).encode())
     refused = tables_world.analytics("load-from-s3", table_id, {"sourceUris": [big]})
     assert refused.status_code == 429 and refused.json()["errorCode"] == "QUOTA"
+    assert 1 <= int(refused.headers["Retry-After"]) <= 86_400  # until the next UTC day
     listed = tables_world.analytics("jobs", table_id, {"kind": "LOAD"}).json()["jobs"]
     assert len(listed) == 1
 
