@@ -97,30 +97,50 @@ def _open_upload(svc: Services, caller: Principal, ref: UploadRef) -> Upload:
     return upload
 
 
+def _discard_quietly(svc: Services, key: str, store_upload_id: str) -> None:
+    """Best effort: an upload the store started but the database never recorded holds no quota and no row;
+    one this cannot discard is logged (an S3 lifecycle rule for incomplete multipart uploads removes it)."""
+    try:
+        svc.store.discard_multipart(key, store_upload_id)
+    except Exception:
+        log.warning("an unrecorded upload could not be discarded from the store", extra={"key": key})
+
+
 @router.post("/multipart-initiate", response_model_by_alias=True)
 def multipart_initiate(body: InitiateRequest, caller: ClientCaller, svc: Svc) -> InitiateAnswer:
     upload_id = new_id()
     key = f"uploads/{caller.company_id}/{upload_id}/{safe_file_name(body.file_name)}"
-    with svc.sessions.begin() as session:
-        try:
-            uploads.check_open(session, caller.company_id, svc.settings.upload_max_open)
-        except uploads.QuotaExceeded as error:
-            raise quota.too_many_open(svc, error.usage) from error
-        # Started in the store under the company's lock, so the count just checked is the one committed.
-        store_upload_id = svc.store.initiate_multipart(key)
-        upload = uploads.create(
-            session,
-            upload_id=upload_id,
-            company_id=caller.company_id,
-            created_by=caller.user_id,
-            file_name=body.file_name[:255],
-            key=key,
-            s3_key=svc.store.object_key(key),
-            s3_uri=svc.store.uri(key),
-            store_upload_id=store_upload_id,
-            now=datetime.now(UTC),
-        )
-        answer = InitiateAnswer(upload_id=upload.id, s3_key=upload.s3_key, s3_uri=upload.s3_uri)
+    # The store is called outside the company's lock: on SQLite that lock is the database's write lock,
+    # and an object store that is slow to answer would hold every writer of the service behind it. A
+    # read of the count first spares the store an upload the quota refuses anyway; the count is checked
+    # again under the lock, and an upload the quota refuses there is discarded from the store.
+    with svc.sessions() as session:
+        used = uploads.usage(session, caller.company_id)
+    if used.open_uploads >= svc.settings.upload_max_open:
+        raise quota.too_many_open(svc, used)
+    store_upload_id = svc.store.initiate_multipart(key)
+    try:
+        with svc.sessions.begin() as session:
+            try:
+                uploads.check_open(session, caller.company_id, svc.settings.upload_max_open)
+            except uploads.QuotaExceeded as error:
+                raise quota.too_many_open(svc, error.usage) from error
+            upload = uploads.create(
+                session,
+                upload_id=upload_id,
+                company_id=caller.company_id,
+                created_by=caller.user_id,
+                file_name=body.file_name[:255],
+                key=key,
+                s3_key=svc.store.object_key(key),
+                s3_uri=svc.store.uri(key),
+                store_upload_id=store_upload_id,
+                now=datetime.now(UTC),
+            )
+    except BaseException:
+        _discard_quietly(svc, key, store_upload_id)
+        raise
+    answer = InitiateAnswer(upload_id=upload.id, s3_key=upload.s3_key, s3_uri=upload.s3_uri)
     log.info("upload started", extra={"upload_id": upload_id, "company_id": caller.company_id})
     return answer
 

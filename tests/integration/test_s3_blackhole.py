@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,7 @@ from sinks.iceberg.catalog import storage_properties
 from sinks.iceberg.exceptions import StorageUnavailable
 from sinks.iceberg.storage import table_storage
 from sinks.objectstore import BucketUnavailable, ensure_buckets, object_store
-from tests.fixtures.stack import Db, Ingress, make_settings
+from tests.fixtures.stack import Db, Ingress, make_settings, migrated
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
@@ -41,6 +42,7 @@ NO_ANSWER = "the S3 service did not answer in time"
 class Hole:
     endpoint: str
     reason: str  # what the service says of it
+    connections: Callable[[], int] = lambda: 0  # connections it has taken (the silent one counts them)
 
 
 @contextmanager
@@ -73,7 +75,7 @@ def no_answer() -> Iterator[Hole]:
         holder = threading.Thread(target=hold, name="s3-blackhole", daemon=True)
         holder.start()
         try:
-            yield Hole(f"http://127.0.0.1:{listener.getsockname()[1]}", NO_ANSWER)
+            yield Hole(f"http://127.0.0.1:{listener.getsockname()[1]}", NO_ANSWER, lambda: len(held))
         finally:
             stop.set()
             holder.join(timeout=5)
@@ -174,3 +176,48 @@ def test_a_multipart_upload_started_while_s3_swallows_calls_is_503_and_records_n
     with ingress_db.sessions() as session:
         count = session.scalar(select(func.count()).where(Upload.company_id == company.company_id))
     assert count == 0  # nothing counts against the company's open uploads
+
+
+def test_a_silent_s3_holds_no_database_lock_while_an_upload_starts(
+    tmp_path: Path, kafka_bootstrap: str, aws_key: None
+) -> None:
+    """While one company's multipart-initiate waits on a silent S3 (2 attempts of 5 s here), another
+    company's write to the metadata database goes through: the store is not called under the company's
+    lock, which on SQLite is the database's one write lock."""
+    with no_answer() as hole:
+        settings = make_settings(
+            tmp_path / "data",
+            kafka_bootstrap=kafka_bootstrap,
+            object_store="s3://svc-objects/svc",
+            s3_endpoint=hole.endpoint,
+            s3_connect_timeout_seconds=0.5,
+            s3_read_timeout_seconds=5.0,
+            s3_max_attempts=2,
+        )
+        with migrated(settings) as db:
+            waiting = db.create_company("Waits")
+            ingress = Ingress(settings)
+            ingress.start()
+            try:
+                answers: list[int] = []
+                started = threading.Thread(
+                    target=lambda: answers.append(
+                        ingress.client.post(
+                            "/clients/svcdb-intake/multipart-initiate",
+                            headers={"Authorization": waiting.client_api_key},
+                            json={"fileName": "orders.csv"},
+                        ).status_code
+                    ),
+                    daemon=True,
+                )
+                started.start()
+                deadline = time.monotonic() + 10
+                while hole.connections() == 0:
+                    assert time.monotonic() < deadline, "the upload never reached the store"
+                    time.sleep(0.05)
+                db.create_company("Other", "admin@other.test")  # a write of its own, in its own transaction
+                assert started.is_alive(), "the upload's answer came before the other company's write"
+                started.join(timeout=30)
+                assert answers == [503]
+            finally:
+                ingress.stop()
