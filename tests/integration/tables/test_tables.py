@@ -203,7 +203,7 @@ def test_limits_and_permissions(tables_world: Tables, ingress: Ingress) -> None:
         "append-rows", table_id, {"rows": [{"order_id": 1, "region": "x" * 600_000}] * 9}
     )
     assert too_big.status_code == 413, too_big.text
-    assert too_big.json()["errorCode"] == "ROW_LIMIT"
+    assert too_big.json()["errorCode"] == "REQUEST_TOO_LARGE"  # bytes, not rows
     mismatch = tables_world.client.post(
         "/clients/svcdb/analytics/preview",
         params={"resourceId": table_id},
