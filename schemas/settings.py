@@ -110,6 +110,12 @@ class Settings(BaseSettings):
     queued_grace_seconds: float = Field(30.0, gt=0)
     processing_grace_seconds: float = Field(10.0, ge=0)
 
+    # Leases on scheduled runs and webhook delivery attempts in flight (core/leases.py): the acting worker
+    # renews them every third of lease_seconds; a reconciler re-runs an item only once its lease has run out.
+    # A worker stops renewing an item held longer than lease_cap_factor x its handler timeout.
+    lease_seconds: float = Field(15.0, ge=1, le=600)
+    lease_cap_factor: float = Field(3.0, ge=1, le=100)
+
     rate_limit_per_minute: int = Field(600, ge=1)
     rate_limit_per_day: int = Field(200_000, ge=1)
     webhook_rate_limit_per_minute: int = Field(120_000, ge=1)
@@ -118,6 +124,9 @@ class Settings(BaseSettings):
     trigger_cache_seconds: float = Field(1.0, ge=0, le=60)
     append_rows_per_minute: int = Field(6_000_000, ge=1)
     table_commit_interval_seconds: float = Field(1.0, gt=0, le=5)
+    # Durable table commits (sinks/iceberg/durable_io.py): holds a commit whose files are written before the
+    # catalog names them; for crash tests that kill the writer in between.
+    table_pause_before_commit_seconds: float = Field(0.0, ge=0, le=120)
     scheduler_action_timeout_seconds: float = Field(300.0, gt=0, le=900)
     # Holds a claimed scheduled run before its action; for tests that stop a worker in between.
     scheduler_pause_before_action_seconds: float = Field(0.0, ge=0, le=60)
@@ -180,6 +189,11 @@ class Settings(BaseSettings):
     worker_processes: int | None = Field(None, ge=1, le=256)
     # How long `svc up` waits for its ingress processes to answer /healthz at start before it gives up.
     startup_timeout_seconds: float = Field(60.0, gt=0, le=3600)
+
+    # Webhook provider signatures (webhookConfig.verificationConfig): the service's public URL as providers
+    # call it (scheme, host, optional path prefix), for the providers that sign the URL (Twilio). Unset: the
+    # request's own scheme and Host header, which a TLS-terminating proxy in front changes.
+    public_base_url: str | None = Field(None, pattern=r"^https?://[^/?#@\s]+(/[^?#\s]*)?$")
 
     @model_validator(mode="before")
     @classmethod

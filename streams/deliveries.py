@@ -3,8 +3,10 @@ retries in the DB, and sweep for due retries and lost work.
 
 A stream event is kept short (Faust's rebalance waits for it): the batch is claimed durably (QUEUED →
 PROCESSING, compare-and-set) and the handler calls go to a bounded pool of tasks, so a slow handler never
-holds a partition. A worker that dies leaves PROCESSING entries; the reconciler fails those attempts after
-their timeout and queues the next attempt.
+holds a partition. The worker renews the lease of every attempt it acts on (``renew_leases``, one statement
+a round); a worker that dies leaves PROCESSING entries whose leases run out, and the reconciler, on whichever
+worker leads, fails those attempts and queues the next. An attempt that merely runs long keeps its lease up
+to its cap (core/leases.py), so it is never run twice because it was slow.
 
 While the metadata database is unreachable the agent and the timers wait for it (``streams/runtime.py``):
 the claim, the handler lookup and the outcome are tried again until the database answers, so an attempt is
@@ -22,6 +24,7 @@ from typing import Any
 
 import faust
 
+from core import leases
 from core.webhooks.handler_request import build_request, recorded
 from schemas.deliveries import DeliveryResult, DeliveryTask, HandlerOutcome
 from schemas.records import UnknownRecord, decode
@@ -50,6 +53,11 @@ def parse_task(raw: bytes) -> DeliveryTask | None:
         return None
 
 
+def handler_timeout(config: dict[str, Any]) -> float:
+    """The webhook's timeoutSeconds, as the handler call uses it."""
+    return float((config.get("executionSettings") or {}).get("timeoutSeconds", 300))
+
+
 def retry_at(
     config: dict[str, Any], attempt_number: int, ended_at: datetime, outcome: HandlerOutcome
 ) -> datetime | None:
@@ -66,6 +74,10 @@ class DeliveryRuntime(HandlerRuntime):
     def __init__(self, settings: Settings, **kwargs: Any) -> None:
         super().__init__(settings, name="worker-commit", **kwargs)
         self.slots = asyncio.Semaphore(settings.worker_concurrency)  # binds to the loop on first use
+        # Entry ids of the attempts claimed here whose outcome is not recorded yet: this process renews their
+        # leases until their cap, and its own reconciler leaves them alone until then.
+        self.acting: leases.Holdings[str] = leases.Holdings()
+        self.lease = timedelta(seconds=settings.lease_seconds)
 
     async def dispatch(self, tasks: list[DeliveryTask]) -> None:
         """Publish together, so the records share batches (keyless: one partition per moment)."""
@@ -80,9 +92,12 @@ class DeliveryRuntime(HandlerRuntime):
             chunk = tasks[first : first + size]
             for _ in chunk:
                 await self.slots.acquire()  # back-pressure: the stream waits while the pool is full
+            moment = now()
             try:
                 # Waits out an unreachable database (the committer runs the claim again).
-                attempts = await self.committer.run(partial(deliveries.claim, tasks=chunk, now=now()))
+                attempts = await self.committer.run(
+                    partial(deliveries.claim, tasks=chunk, now=moment, lease_until=moment + self.lease)
+                )
             except Exception as exc:
                 for _ in chunk:
                     self.slots.release()
@@ -95,6 +110,8 @@ class DeliveryRuntime(HandlerRuntime):
             for _ in range(len(chunk) - len(attempts)):
                 self.slots.release()
             for attempt in attempts:
+                cap = leases.hold_cap(handler_timeout(attempt.config), self.settings.lease_cap_factor)
+                self.acting.hold(attempt.task.entry_id, attempt.started_at, cap)
                 job = asyncio.create_task(self._run(attempt))
                 self.running.add(job)
                 job.add_done_callback(self.running.discard)
@@ -105,6 +122,7 @@ class DeliveryRuntime(HandlerRuntime):
         except Exception:
             log.exception("attempt crashed", extra={"entry_id": attempt.task.entry_id})
         finally:
+            self.acting.release(attempt.task.entry_id)
             self.slots.release()
 
     async def _attempt(self, attempt: Attempt) -> None:
@@ -161,14 +179,13 @@ class DeliveryRuntime(HandlerRuntime):
         # Resolved for every attempt: a config without a versionNumber follows what is published now. The
         # request (and so the history's copy of it) says which version ran.
         request["version"] = version.resolved().model_dump(mode="json", by_alias=True)
-        timeout = float((config.get("executionSettings") or {}).get("timeoutSeconds", 300))
-        return await self.invoker.invoke(version.endpoint, request, timeout)
+        return await self.invoker.invoke(version.endpoint, request, handler_timeout(config))
 
     async def _svcdb(
         self, task: DeliveryTask, operation: dict[str, Any], config: dict[str, Any]
     ) -> HandlerOutcome:
         table_id = str(operation.get("targetTableId"))
-        timeout = float((config.get("executionSettings") or {}).get("timeoutSeconds", 300))
+        timeout = handler_timeout(config)
         # Safe to repeat: the execution id is the write's idempotency key.
         run = partial(
             self.svcdb.run,
@@ -228,8 +245,9 @@ class DeliveryRuntime(HandlerRuntime):
         # Time spent waiting for the database does not count: an attempt that waited out an outage to look
         # up its handler or record its outcome is late, not lost, and failing it would run it twice.
         judged = moment - timedelta(seconds=self.outages.lag())
+        acting = frozenset(self.acting.renewable(moment))
         abandoned = await self.committer.run(
-            lambda session: deliveries.abandoned(session, judged, grace, 500)
+            lambda session: deliveries.abandoned(session, judged, grace, 500, acting)
         )
         for task, max_retries in abandoned:
             retry = moment if task.attempt_number <= max_retries else None
@@ -245,6 +263,22 @@ class DeliveryRuntime(HandlerRuntime):
             await self.committer.run(partial(deliveries.finish, result=result))
         if abandoned:
             log.warning("failed attempts whose worker stopped", extra={"count": len(abandoned)})
+
+    async def renew_leases(self) -> None:
+        """One statement for every attempt this process acts on within its cap; none when it acts on none."""
+        await self.ready.wait()
+        moment = now()
+        late = self.acting.past_cap(moment)
+        if late:
+            log.warning(
+                "delivery attempts held past their cap; their leases are no longer renewed",
+                extra={"count": len(late)},
+            )
+        held = self.acting.renewable(moment)
+        if held:
+            await self.committer.run(
+                partial(deliveries.renew_leases, entry_ids=held, until=moment + self.lease)
+            )
 
 
 def register(app: faust.App, settings: Settings) -> None:
@@ -265,3 +299,8 @@ def register(app: faust.App, settings: Settings) -> None:
     @app.timer(interval=settings.reconcile_interval_seconds, on_leader=True)  # type: ignore[untyped-decorator]
     async def reconcile_deliveries() -> None:
         await survive_outage(runtime.reconcile, "reconcile deliveries")
+
+    # On every worker, not only the leader: each renews the leases of the attempts it acts on.
+    @app.timer(interval=leases.renewal_interval(settings.lease_seconds))  # type: ignore[untyped-decorator]
+    async def renew_delivery_leases() -> None:
+        await survive_outage(runtime.renew_leases, "renew delivery leases")

@@ -5,7 +5,9 @@ scheduled time), unique) and sends a small tick record per run to ``schedule.tic
 topic waits until the run's scheduled time, claims it (QUEUED → RUNNING, compare-and-set) and runs the
 action. Claiming ahead keeps the DB work and the trip through Kafka out of the lateness. A tick lost with
 its worker leaves the run QUEUED or RUNNING; the reconciler hands it out again, and the claim keeps a
-redelivered tick from running anything twice.
+redelivered tick from running anything twice. A RUNNING run's lease is renewed by the worker acting on it
+(every worker renews its own, ``renew_leases``), so the reconciler, on whichever worker leads, re-runs only
+a run whose worker stopped renewing: one that died, or held the run past its cap (core/leases.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 import faust
 
+from core import leases
 from schemas.deliveries import HandlerOutcome
 from schemas.records import ScheduleTick, UnknownRecord, decode
 from schemas.scheduled_events import RunStatus
@@ -90,9 +93,11 @@ class SchedulerRuntime(HandlerRuntime):
         super().__init__(settings, name="scheduler-commit", **kwargs)
         # Runs that fall due together are claimed together: one statement instead of one per run.
         self._claims: list[tuple[str, asyncio.Future[RunWork | None]]] = []
-        # Runs claimed here whose outcome is not recorded yet: the reconciler never hands them to another
-        # attempt, however long this process took.
-        self.acting: set[str] = set()
+        # Runs claimed here whose outcome is not recorded yet, as (run id, attempt): this process renews
+        # their leases until their cap, and its own reconciler leaves them alone until then.
+        self.acting: leases.Holdings[tuple[str, int]] = leases.Holdings()
+        self.lease = timedelta(seconds=settings.lease_seconds)
+        self.cap = leases.hold_cap(settings.scheduler_action_timeout_seconds, settings.lease_cap_factor)
 
     async def publish(self, ticks: list[Tick]) -> None:
         """All at once: the producer batches them, instead of one broker round trip per tick."""
@@ -128,12 +133,27 @@ class SchedulerRuntime(HandlerRuntime):
                 now=moment,
                 grace=running_grace,
                 limit=500,
-                acting=frozenset(self.acting),
+                acting=frozenset(run_id for run_id, _attempt in self.acting.renewable(moment)),
             )
         )
         if lost or abandoned:
             log.warning("re-sending scheduled runs", extra={"queued": len(lost), "abandoned": len(abandoned)})
         await self.publish(lost + abandoned)
+
+    async def renew_leases(self) -> None:
+        """One statement for every run this process acts on within its cap; none when it acts on none."""
+        await self.ready.wait()
+        moment = now()
+        for run_id, attempt in self.acting.past_cap(moment):
+            log.warning(
+                "scheduled run held past its cap; its lease is no longer renewed",
+                extra={"run_id": run_id, "attempt": attempt, "cap_seconds": self.cap.total_seconds()},
+            )
+        held = self.acting.renewable(moment)
+        if held:
+            await self.committer.run(
+                partial(scheduled_runs.renew_leases, held=held, until=moment + self.lease)
+            )
 
     async def start_runs(self, ticks: list[TickRef]) -> None:
         """Each run waits for its time and is claimed off the stream, so the stream moves on at once."""
@@ -155,11 +175,12 @@ class SchedulerRuntime(HandlerRuntime):
             log.exception("claiming a scheduled run failed", extra={"run_id": tick.run_id})
             return
         if work is not None:
-            self.acting.add(work.run_id)
+            key = (work.run_id, work.attempt)
+            self.acting.hold(key, work.started_at, self.cap)
             try:
                 await self._run(work)
             finally:
-                self.acting.discard(work.run_id)
+                self.acting.release(key)
 
     async def _claim(self, run_id: str) -> RunWork | None:
         """The claim is durable before the action starts."""
@@ -174,15 +195,23 @@ class SchedulerRuntime(HandlerRuntime):
     async def _flush_claims(self) -> None:
         await asyncio.sleep(0)  # let the runs waking in this same moment join the batch
         batch, self._claims = self._claims, []
-        claim = partial(scheduled_runs.claim_runs, run_ids=[run_id for run_id, _ in batch], now=now())
+        moment = now()
+        claim = partial(
+            scheduled_runs.claim_runs,
+            run_ids=[run_id for run_id, _ in batch],
+            now=moment,
+            lease_until=moment + self.lease,
+        )
         try:
             works = {work.run_id: work for work in await self.committer.run(claim)}
         except Exception as exc:
             for _, waiter in batch:
                 waiter.set_exception(exc)
             return
+        # A run named twice in the batch (its tick re-sent by the reconciler and redelivered after a
+        # rebalance) is acted on by its first waiter only: the claim moved it once.
         for run_id, waiter in batch:
-            waiter.set_result(works.get(run_id))
+            waiter.set_result(works.pop(run_id, None))
 
     async def _run(self, work: RunWork) -> None:
         try:
@@ -261,3 +290,8 @@ def register(app: faust.App, settings: Settings) -> None:
     @app.timer(interval=settings.reconcile_interval_seconds, on_leader=True)  # type: ignore[untyped-decorator]
     async def reconcile_scheduled_runs() -> None:
         await survive_outage(runtime.reconcile, "reconcile scheduled runs")
+
+    # On every worker, not only the leader: each renews the leases of the runs it acts on.
+    @app.timer(interval=leases.renewal_interval(settings.lease_seconds))  # type: ignore[untyped-decorator]
+    async def renew_scheduled_run_leases() -> None:
+        await survive_outage(runtime.renew_leases, "renew scheduled run leases")

@@ -2,20 +2,23 @@
 
 Each function is one unit of work for a :class:`~sinks.db.group_commit.GroupCommitter` (it takes a session
 and never commits itself). Status moves are compare-and-set on the current status, so a redelivered Kafka
-record or a second worker never runs the same attempt twice.
+record or a second worker never runs the same attempt twice. A PROCESSING attempt carries a lease its
+worker renews (core/leases.py): only an attempt whose lease has run out is failed as lost.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy import Table, and_, bindparam, or_, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
+from core import leases
 from schemas.deliveries import DeliveryTask
 from schemas.webhooks import ExecutionStatus
 from sinks import credentials
@@ -35,9 +38,17 @@ _CLAIM = (
         _ENTRIES.c.company_id == bindparam("company"),
         _ENTRIES.c.status == QUEUED,
     )
-    .values(status=PROCESSING, started_at=bindparam("now"))
+    .values(status=PROCESSING, started_at=bindparam("now"), lease_until=bindparam("lease_until"))
     .returning(_ENTRIES.c.id, _ENTRIES.c.transformed_variables)
 )
+# The acting worker's lease renewal: every attempt it acts on in one statement.
+_RENEW = (
+    update(_ENTRIES)
+    .where(_ENTRIES.c.id.in_(bindparam("entry_ids", expanding=True)), _ENTRIES.c.status == PROCESSING)
+    .values(lease_until=bindparam("until"))
+)
+# Attempts per lease renewal statement: far below every backend's limit on bound values.
+_RENEW_CHUNK = 10_000
 # Columns, not entities: the trigger reads this once per request and needs no ORM identity.
 _TARGET = (
     select(
@@ -141,10 +152,15 @@ class Delivery:
     resource_type: str | None
     resource_id: str | None
     received_at: datetime
+    # Did not match the webhook's filterConfig: recorded FILTERED and never queued. ``filter_note`` says why
+    # when the filter could not be evaluated in full.
+    filtered: bool = False
+    filter_note: str | None = None
 
 
 def record_delivery(session: Session, delivery: Delivery) -> DeliveryTask:
-    """Write the first attempt: QUEUED (dispatched now) or, when the transform failed, TRANSFORM_FAILED.
+    """Write the first attempt: QUEUED (dispatched now), FILTERED when the webhook's filter dropped it, or,
+    when the transform failed, TRANSFORM_FAILED.
 
     Plain rows rather than ORM objects, inserted with the rest of the group commit's deliveries when it
     commits (``sinks/db/deferred.py``): this runs once per accepted delivery on the trigger's hot path.
@@ -152,7 +168,10 @@ def record_delivery(session: Session, delivery: Delivery) -> DeliveryTask:
     target = delivery.target
     payload_id, entry_id = credentials.new_id(), credentials.new_id()
     failed = delivery.transform_error is not None
+    ended = failed or delivery.filtered
     status = ExecutionStatus.TRANSFORM_FAILED.value if failed else QUEUED
+    if delivery.filtered:
+        status = ExecutionStatus.FILTERED.value
     defer_insert(
         session,
         _PAYLOADS,
@@ -179,17 +198,17 @@ def record_delivery(session: Session, delivery: Delivery) -> DeliveryTask:
             resource_type=delivery.resource_type,
             resource_id=delivery.resource_id,
             queued_at=delivery.received_at,
-            ended_at=delivery.received_at if failed else None,
-            duration_ms=0 if failed else None,
+            ended_at=delivery.received_at if ended else None,
+            duration_ms=0 if ended else None,
             webhook_name=target.name,
             http_method=delivery.http_method,
             source_ip=delivery.source_ip,
             transform_type=delivery.transform_type,
             transformed_variables=delivery.variables_json,
             transform_error=delivery.transform_error,
-            error_message=delivery.transform_error,
+            error_message=delivery.transform_error or delivery.filter_note,
             available_at=delivery.received_at,
-            dispatched_at=None if failed else delivery.received_at,
+            dispatched_at=None if ended else delivery.received_at,
         ),
     )
     executions.bump(session, target.webhook_id, status, 1)
@@ -232,8 +251,11 @@ class Attempt:
     variables: dict[str, str]
 
 
-def claim(session: Session, tasks: list[DeliveryTask], now: datetime) -> list[Attempt]:
-    """QUEUED → PROCESSING for each task whose entry is still QUEUED; the others were already taken."""
+def claim(
+    session: Session, tasks: list[DeliveryTask], now: datetime, lease_until: datetime | None = None
+) -> list[Attempt]:
+    """QUEUED → PROCESSING, with its lease, for each task whose entry is still QUEUED; the others were
+    already taken."""
     claimed: list[Attempt] = []
     configs: dict[str, dict[str, Any]] = {}
     # Core statements on the session's connection (same transaction): the ORM's handling of a statement
@@ -247,7 +269,13 @@ def claim(session: Session, tasks: list[DeliveryTask], now: datetime) -> list[At
     moved: dict[str, tuple[str, str | None]] = {}
     for company, entry_ids in by_company.items():
         rows = connection.execute(
-            _CLAIM, {"entry_ids": list(dict.fromkeys(entry_ids)), "company": company, "now": now}
+            _CLAIM,
+            {
+                "entry_ids": list(dict.fromkeys(entry_ids)),
+                "company": company,
+                "now": now,
+                "lease_until": lease_until,
+            },
         )
         for entry_id, variables_json in rows:
             moved[entry_id] = (company, variables_json)
@@ -376,22 +404,44 @@ def take_lost(session: Session, now: datetime, queued_grace: timedelta, limit: i
     return [_task(entry) for entry in lost]
 
 
+def renew_leases(session: Session, entry_ids: list[str], until: datetime) -> int:
+    """Extend the leases of the attempts this process acts on to ``until``: one statement for all of them
+    (per ``_RENEW_CHUNK``). An attempt no longer PROCESSING is left as it is. Returns how many were renewed.
+    By entry id alone, without a company: the ids are the ones this worker's own claims returned."""
+    connection = session.connection()
+    renewed = 0
+    for first in range(0, len(entry_ids), _RENEW_CHUNK):
+        chunk = entry_ids[first : first + _RENEW_CHUNK]
+        renewed += int(connection.execute(_RENEW, {"entry_ids": chunk, "until": until}).rowcount)
+    return renewed
+
+
 def abandoned(
-    session: Session, now: datetime, grace: timedelta, limit: int
+    session: Session, now: datetime, grace: timedelta, limit: int, acting: Collection[str] = ()
 ) -> list[tuple[DeliveryTask, int]]:
-    """PROCESSING attempts whose worker vanished: running longer than their webhook's timeout plus ``grace``.
-    Returns each with the webhook's maxRetries so the caller can fail it and queue the next attempt."""
-    rows = session.execute(
+    """PROCESSING attempts whose worker vanished: their lease ran out (the worker stopped renewing it) or,
+    for an attempt without a lease, they are running longer than their webhook's timeout plus ``grace``.
+    How long a leased attempt has run does not matter (nor does a timeout changed since it started). The
+    attempts of ``acting`` are this process's own, still within their cap. Returns each with the webhook's
+    maxRetries so the caller can fail it and queue the next attempt."""
+    query = (
         select(WebhookExecution, Webhook.config_json)
         .join(Webhook, Webhook.id == WebhookExecution.webhook_id)
-        .where(WebhookExecution.status == PROCESSING, WebhookExecution.started_at < now - grace)
-        .order_by(WebhookExecution.started_at)
-        .limit(limit)
-    ).all()
+        .where(
+            WebhookExecution.status == PROCESSING,
+            or_(
+                WebhookExecution.lease_until < now,
+                and_(WebhookExecution.lease_until.is_(None), WebhookExecution.started_at < now - grace),
+            ),
+        )
+    )
+    if acting:
+        query = query.where(WebhookExecution.id.not_in(list(acting)))
+    rows = session.execute(query.order_by(WebhookExecution.started_at).limit(limit)).all()
     found = []
     for entry, config_json in rows:
         settings = json.loads(config_json).get("executionSettings", {})
         timeout = timedelta(seconds=int(settings.get("timeoutSeconds", 300)))
-        if entry.started_at is not None and entry.started_at < now - timeout - grace:
+        if leases.abandoned(now, entry.started_at, entry.lease_until, timeout + grace):
             found.append((_task(entry), int(settings.get("maxRetries", 3))))
     return found

@@ -233,6 +233,9 @@ class WebhookExecution(Base):
     # was last handed to Kafka (NULL: not yet; the worker's sweeper publishes it once it is due).
     available_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     dispatched_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # While PROCESSING: the worker acting on this attempt renews this; the reconciler fails the attempt as
+    # lost only once it has passed (core/leases.py). NULL (claimed before leases): the old timeout rule.
+    lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class WebhookExecutionCount(Base):
@@ -360,6 +363,9 @@ class ScheduledEventRun(Base):
     duration_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     response_json: Mapped[str | None] = mapped_column(Text, nullable=True)
     error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # While RUNNING: the worker acting on this run renews this; the reconciler queues another attempt only
+    # once it has passed (core/leases.py). NULL (claimed before leases): the old timeout rule.
+    lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class Job(Base):

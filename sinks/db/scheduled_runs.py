@@ -2,8 +2,9 @@
 
 Units of work for a :class:`~sinks.db.group_commit.GroupCommitter` (they take a session and never commit).
 Every status move is compare-and-set on the status, so a redelivered tick or a second worker never runs
-a run twice. A FAILED run of an agent or tool event whose ``continueOnError`` is false disables the event
-(see docs/scheduled-events.md); UPDATE_SVCDB has no such flag and keeps its schedule.
+a run twice. A RUNNING run carries a lease its worker renews (core/leases.py): only a run whose lease has
+run out goes to another attempt. A FAILED run of an agent or tool event whose ``continueOnError`` is false
+disables the event (see docs/scheduled-events.md); UPDATE_SVCDB has no such flag and keeps its schedule.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, or_, select, tuple_, update
 from sqlalchemy.orm import Session
 
+from core import leases
 from schemas.scheduled_events import ActionType, RunStatus
 from sinks.db.models import HandlerResource, ScheduledEvent, ScheduledEventRun
 from sinks.db.scheduled_events import Tick
@@ -26,6 +28,8 @@ log = logging.getLogger(__name__)
 QUEUED, RUNNING = RunStatus.QUEUED.value, RunStatus.RUNNING.value
 # A run whose worker died mid-action is tried again up to this many attempts in all, then failed.
 MAX_ATTEMPTS = 3
+# Runs per lease renewal statement (two bound values each): far below every backend's limit on them.
+_RENEW_CHUNK = 5000
 LOST_WORKER = "The worker running this event stopped before it finished"
 DISABLED_AFTER_FAILURE = "the event was disabled because continueOnError is false"
 _STOPPABLE = (ActionType.INVOKE_AGENT.value, ActionType.INVOKE_TOOL.value)
@@ -57,17 +61,19 @@ def handler_id(action_type: str, config: dict[str, Any]) -> str | None:
     return None
 
 
-def claim_runs(session: Session, run_ids: list[str], now: datetime) -> list[RunWork]:
-    """QUEUED → RUNNING for every run of ``run_ids`` still QUEUED, in one statement; the others were
-    already taken. A run of an event disabled or deleted since its tick is SKIPPED here, so that such an
-    event never acts."""
+def claim_runs(
+    session: Session, run_ids: list[str], now: datetime, lease_until: datetime | None = None
+) -> list[RunWork]:
+    """QUEUED → RUNNING for every run of ``run_ids`` still QUEUED, in one statement, with its lease; the
+    others were already taken. A run of an event disabled or deleted since its tick is SKIPPED here, so that
+    such an event never acts."""
     if not run_ids:
         return []
     moved = list(
         session.scalars(
             update(ScheduledEventRun)
             .where(ScheduledEventRun.id.in_(run_ids), ScheduledEventRun.status == QUEUED)
-            .values(status=RUNNING, started_at=now)
+            .values(status=RUNNING, started_at=now, lease_until=lease_until)
             .returning(ScheduledEventRun.id)
             .execution_options(synchronize_session=False)
         )
@@ -191,6 +197,27 @@ def finish_run(
     return True
 
 
+def renew_leases(session: Session, held: list[tuple[str, int]], until: datetime) -> int:
+    """Extend the leases of the runs this process acts on, as (run id, attempt), to ``until``: one statement
+    for all of them (per ``_RENEW_CHUNK``). A run that ended, or went to another attempt meanwhile, is left
+    as it is. Returns how many leases were renewed."""
+    renewed = 0
+    for first in range(0, len(held), _RENEW_CHUNK):
+        done = session.execute(
+            update(ScheduledEventRun)
+            .where(
+                tuple_(ScheduledEventRun.id, ScheduledEventRun.attempt).in_(
+                    held[first : first + _RENEW_CHUNK]
+                ),
+                ScheduledEventRun.status == RUNNING,
+            )
+            .values(lease_until=until)
+            .execution_options(synchronize_session=False)
+        )
+        renewed += int(done.rowcount)  # type: ignore[attr-defined]
+    return renewed
+
+
 def _tick(run: ScheduledEventRun) -> Tick:
     return Tick(run.event_id, run.id, run.company_id, run.scheduled_for)
 
@@ -213,17 +240,26 @@ def take_lost(session: Session, now: datetime, grace: timedelta, limit: int) -> 
 def take_abandoned(
     session: Session, now: datetime, grace: timedelta, limit: int, acting: Collection[str] = ()
 ) -> list[Tick]:
-    """RUNNING runs older than ``grace`` lost their worker: queue the next attempt, or fail the last. The runs
-    of ``acting`` are in this process's hands (a worker kept busy past the grace, by a rebalance or a loaded
-    machine, is not a dead one): their outcome is on its way, and another attempt would act twice."""
+    """RUNNING runs that lost their worker: their lease ran out (its worker stopped renewing it) or, for a run
+    without a lease, they are older than ``grace``. Queue the next attempt, or fail the last. The runs of
+    ``acting`` are in this process's hands (a process that was held up, by a rebalance or a loaded machine,
+    may find its own leases run out before it renewed them): their outcome is on its way, and another
+    attempt would act twice."""
     query = select(ScheduledEventRun).where(
-        ScheduledEventRun.status == RUNNING, ScheduledEventRun.started_at < now - grace
+        ScheduledEventRun.status == RUNNING,
+        or_(
+            ScheduledEventRun.lease_until < now,
+            and_(ScheduledEventRun.lease_until.is_(None), ScheduledEventRun.started_at < now - grace),
+        ),
     )
     if acting:
         query = query.where(ScheduledEventRun.id.not_in(list(acting)))
     runs = list(session.scalars(query.order_by(ScheduledEventRun.started_at).limit(limit)))
     again: list[Tick] = []
     for run in runs:
+        if not leases.abandoned(now, run.started_at, run.lease_until, grace):
+            continue
+        run.lease_until = None
         if run.attempt >= MAX_ATTEMPTS:
             _fail(session, run, now, LOST_WORKER)
             continue

@@ -1,0 +1,93 @@
+"""For the lease tests with two workers: a recording handler that also notes which worker process made each
+call (from the calling socket, through /proc), so a test knows which worker acts on an item and can kill
+that one."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from tests.fixtures.handler import RecordingHandler, serving
+
+
+def socket_owner(local_port: int, pids: Iterable[int]) -> int | None:
+    """Which of ``pids`` holds the TCP socket bound to ``local_port`` on this machine, if any."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        if not os.path.exists(table):
+            continue
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == local_port:
+                inodes.add(fields[9])
+    for pid in pids:
+        try:
+            descriptors = list(Path(f"/proc/{pid}/fd").iterdir())
+        except OSError:
+            continue
+        for descriptor in descriptors:
+            try:
+                target = os.readlink(descriptor)
+            except OSError:
+                continue
+            if target.startswith("socket:[") and target[8:-1] in inodes:
+                return pid
+    return None
+
+
+@dataclass
+class CallerHandler(RecordingHandler):
+    """``arrivals`` has one entry per call as it arrives (before the handler's delay): the item, its attempt,
+    when, and which of ``workers`` (pid -> name) made it."""
+
+    workers: dict[int, str] = field(default_factory=dict)
+    arrivals: list[dict[str, Any]] = field(default_factory=list)
+
+    async def handle(self, request: Request) -> JSONResponse:
+        body = await request.json()  # Starlette keeps it: the recording handler reads it again
+        port = request.client.port if request.client is not None else 0
+        pid = await asyncio.to_thread(socket_owner, port, list(self.workers))
+        with self.lock:
+            self.arrivals.append(
+                {
+                    "item": body.get("runId") or body["executionId"],
+                    "attempt": body["attemptNumber"],
+                    "at": time.time(),
+                    "worker": self.workers.get(pid or 0),
+                }
+            )
+        return await super().handle(request)
+
+    def calls_per_item(self) -> Counter[str]:
+        with self.lock:
+            return Counter(arrival["item"] for arrival in self.arrivals)
+
+    def callers(self) -> dict[str, set[str | None]]:
+        """Item -> the workers that called the handler for it."""
+        found: dict[str, set[str | None]] = {}
+        with self.lock:
+            for arrival in self.arrivals:
+                found.setdefault(arrival["item"], set()).add(arrival["worker"])
+        return found
+
+
+@pytest.fixture
+def caller_handler(tmp_path: Path) -> Iterator[CallerHandler]:
+    recorder = CallerHandler(log_path=tmp_path / "handler.log")
+    with serving(recorder):
+        yield recorder
+
+
+def histogram(calls: Counter[str]) -> dict[int, int]:
+    """Calls per item -> how many items got that many calls."""
+    return dict(sorted(Counter(calls.values()).items()))
