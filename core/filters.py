@@ -34,7 +34,11 @@ values text. A header or query parameter given once is a string, given several t
 
 Cost: each filter node meets each payload node at most once, so matching is bounded by the size of the
 filter times the size of the payload parts it touches, and recursion follows the filter's depth (at most
-``MAX_FILTER_DEPTH``), never the payload's: a hostile payload can be wide or deep at no extra risk.
+``MAX_FILTER_DEPTH``), never the payload's: a hostile payload can be wide or deep at no extra risk. That
+product can still be large (a 1,500-member ``$in`` against a 100,000-element array is 150 million
+comparisons), so ``matches`` takes ``max_steps``: every value compared counts one step, and past the budget
+it raises ``FilterTooCostly`` instead of going on (``MAX_MATCH_STEPS`` is what the trigger allows). Real
+filters on real payloads take tens to hundreds of steps.
 
 Where this differs from Hookdeck (hookdeck/simple-json-match): no ``$ref``; numeric coercion only for
 JSON-number spellings (JavaScript also equates ``" 12"``, ``"0x10"``, ``""`` and ``0``, ``true`` and
@@ -49,6 +53,7 @@ would silently read another way (unknown ``$`` keys, wrong operand types, empty 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from enum import Enum
 from typing import Any
@@ -64,6 +69,17 @@ MISSING = _Missing.FIELD
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 # Longer strings are not numbers: parsing them could cost more than the match is worth.
 _MAX_NUMBER_CHARS = 64
+_SEARCH_CHARS_PER_STEP = 64 * 1024
+MAX_MATCH_STEPS = 50_000
+"""The trigger's budget of one delivery's match, in values compared: 1-2 µs each, so 50-100 ms of CPU."""
+
+
+class FilterTooCostly(Exception):
+    """The match needed more than its ``max_steps``; whether the delivery matches is not known."""
+
+    def __init__(self, max_steps: int) -> None:
+        super().__init__(f"the filter needed more than {max_steps} comparisons for this delivery")
+        self.max_steps = max_steps
 
 
 def matches(
@@ -72,14 +88,19 @@ def matches(
     body: Any,
     headers: Mapping[str, str | Sequence[str]],
     query: Mapping[str, str | Sequence[str]],
+    max_steps: int | None = None,
 ) -> bool:
-    """True when every part the filter has matches; the small parts are checked before the body."""
-    if filter.headers is not None and not _match(_HeaderNames(fold(headers.items())), filter.headers):
+    """True when every part the filter has matches; the small parts are checked before the body.
+
+    With ``max_steps``, raises ``FilterTooCostly`` once more values than that have been compared.
+    """
+    matcher = _Matcher(max_steps)
+    if filter.headers is not None and not matcher.match(_HeaderNames(fold(headers.items())), filter.headers):
         return False
-    if filter.query is not None and not _match(collect(query.items()), filter.query):
+    if filter.query is not None and not matcher.match(collect(query.items()), filter.query):
         return False
     if filter.body is not None:
-        return body is not None and _match(body, filter.body)
+        return body is not None and matcher.match(body, filter.body)
     return True
 
 
@@ -113,81 +134,126 @@ class _HeaderNames(dict[str, Any]):
         return super().__getitem__(key.lower())
 
 
-def _match(value: Any, flt: Any) -> bool:
-    if isinstance(flt, dict):
-        return _match_object(value, flt)
-    if isinstance(flt, list):
-        if not isinstance(value, list):
-            return False
-        return all(any(_match(item, wanted) for item in value) for wanted in flt)
-    if isinstance(value, list):
-        return any(_same(item, flt) for item in value)
-    return _same(value, flt)
+class _Matcher:
+    """One match, counting its steps: each value compared is one (each affix tried, each 64 KiB searched)."""
 
+    def __init__(self, max_steps: int | None) -> None:
+        self._max_steps = max_steps
+        self._left = max_steps if max_steps is not None else sys.maxsize
 
-def _match_object(value: Any, flt: dict[str, Any]) -> bool:
-    fields = []
-    for key, wanted in flt.items():
-        if key.startswith("$"):
-            if not _operator(value, key, wanted):
+    def _step(self, cost: int = 1) -> None:
+        self._left -= cost
+        if self._left < 0:
+            raise FilterTooCostly(self._max_steps or 0)
+
+    def match(self, value: Any, flt: Any) -> bool:
+        self._step()
+        if isinstance(flt, dict):
+            return self._match_object(value, flt)
+        if isinstance(flt, list):
+            if not isinstance(value, list):
                 return False
-        else:
-            fields.append((key, wanted))
-    if not fields:
-        return True
-    if isinstance(value, list):
-        return any(_fields(item, fields) for item in value)
-    return _fields(value, fields)
-
-
-def _fields(value: Any, fields: list[tuple[str, Any]]) -> bool:
-    if not isinstance(value, dict):
-        return all(_match(MISSING, wanted) for _, wanted in fields)
-    return all(_match(value.get(key, MISSING), wanted) for key, wanted in fields)
-
-
-def _operator(value: Any, name: str, operand: Any) -> bool:
-    if name == "$exist":
-        return (value is not MISSING) is operand
-    if name == "$not":
-        return not _match(value, operand)
-    if name == "$or":
-        return isinstance(operand, list) and any(_match(value, each) for each in operand)
-    if name == "$and":
-        return isinstance(operand, list) and all(_match(value, each) for each in operand)
-    if value is MISSING:
-        return False
-    if name == "$eq":
-        return _equal(value, operand)
-    if name == "$neq":
-        return not _equal(value, operand)
-    if name in ("$in", "$nin"):
-        found = _contains(value, operand)
-        return found is (name == "$in")
-    if name in ORDER_OPERATORS or name in AFFIX_OPERATORS:
+            return all(any(self.match(item, wanted) for item in value) for wanted in flt)
         if isinstance(value, list):
-            return any(_test(name, item, operand) for item in value)
-        return _test(name, value, operand)
-    return False
+            return any(self._same(item, flt) for item in value)
+        return self._same(value, flt)
 
+    def _match_object(self, value: Any, flt: dict[str, Any]) -> bool:
+        fields = []
+        for key, wanted in flt.items():
+            if key.startswith("$"):
+                if not self._operator(value, key, wanted):
+                    return False
+            else:
+                fields.append((key, wanted))
+        if not fields:
+            return True
+        if isinstance(value, list):
+            return any(self._fields(item, fields) for item in value)
+        return self._fields(value, fields)
 
-def _test(name: str, value: Any, operand: Any) -> bool:
-    if name in AFFIX_OPERATORS:
-        if not isinstance(value, str):
+    def _fields(self, value: Any, fields: list[tuple[str, Any]]) -> bool:
+        if not isinstance(value, dict):
+            return all(self.match(MISSING, wanted) for _, wanted in fields)
+        return all(self.match(value.get(key, MISSING), wanted) for key, wanted in fields)
+
+    def _operator(self, value: Any, name: str, operand: Any) -> bool:
+        if name == "$exist":
+            return (value is not MISSING) is operand
+        if name == "$not":
+            return not self.match(value, operand)
+        if name == "$or":
+            return isinstance(operand, list) and any(self.match(value, each) for each in operand)
+        if name == "$and":
+            return isinstance(operand, list) and all(self.match(value, each) for each in operand)
+        if value is MISSING:
             return False
-        affixes = operand if isinstance(operand, list) else [operand]
-        check = value.startswith if name == "$startsWith" else value.endswith
-        return any(isinstance(affix, str) and check(affix) for affix in affixes)
-    order = _order(value, operand)
-    if order is None:
+        if name == "$eq":
+            return self._equal(value, operand)
+        if name == "$neq":
+            return not self._equal(value, operand)
+        if name in ("$in", "$nin"):
+            found = self._contains(value, operand)
+            return found is (name == "$in")
+        if name in ORDER_OPERATORS or name in AFFIX_OPERATORS:
+            if isinstance(value, list):
+                return any(self._test(name, item, operand) for item in value)
+            return self._test(name, value, operand)
         return False
-    if name == "$gt":
-        return order > 0
-    if name == "$gte":
-        return order >= 0
-    if name == "$lt":
-        return order < 0
-    return order <= 0
+
+    def _test(self, name: str, value: Any, operand: Any) -> bool:
+        self._step()
+        if name in AFFIX_OPERATORS:
+            if not isinstance(value, str):
+                return False
+            affixes = operand if isinstance(operand, list) else [operand]
+            self._step(len(affixes) - 1)
+            check = value.startswith if name == "$startsWith" else value.endswith
+            return any(isinstance(affix, str) and check(affix) for affix in affixes)
+        order = _order(value, operand)
+        if order is None:
+            return False
+        if name == "$gt":
+            return order > 0
+        if name == "$gte":
+            return order >= 0
+        if name == "$lt":
+            return order < 0
+        return order <= 0
+
+    def _contains(self, value: Any, operand: Any) -> bool | None:
+        """$in: True or False where it applies, None where the types do not fit."""
+        if isinstance(operand, list):
+            if isinstance(value, list):
+                return any(_scalar(item) and self._one_of(item, operand) for item in value)
+            return self._one_of(value, operand) if _scalar(value) else None
+        if isinstance(value, list):
+            return any(self._same(item, operand) for item in value)
+        if isinstance(operand, str) and isinstance(value, str):
+            # A substring search reads the whole value: a long one costs a step per 64 KiB.
+            self._step(1 + len(value) // _SEARCH_CHARS_PER_STEP)
+            return operand in value
+        return None
+
+    def _one_of(self, value: Any, members: list[Any]) -> bool:
+        return any(self._same(value, member) for member in members)
+
+    def _equal(self, value: Any, expected: Any) -> bool:
+        """Deep equality, guided by the operand so its cost is bounded by the operand's size."""
+        self._step()
+        if isinstance(expected, dict):
+            if not isinstance(value, dict) or len(value) != len(expected):
+                return False
+            return all(key in value and self._equal(value[key], item) for key, item in expected.items())
+        if isinstance(expected, list):
+            if not isinstance(value, list) or len(value) != len(expected):
+                return False
+            return all(self._equal(item, wanted) for item, wanted in zip(value, expected, strict=True))
+        return _same(value, expected)
+
+    def _same(self, value: Any, expected: Any) -> bool:
+        self._step()
+        return _same(value, expected)
 
 
 def _order(value: Any, operand: Any) -> int | None:
@@ -202,38 +268,8 @@ def _order(value: Any, operand: Any) -> int | None:
     return (left > right) - (left < right)
 
 
-def _contains(value: Any, operand: Any) -> bool | None:
-    """$in: True or False where it applies, None where the types do not fit."""
-    if isinstance(operand, list):
-        if isinstance(value, list):
-            return any(_scalar(item) and _one_of(item, operand) for item in value)
-        return _one_of(value, operand) if _scalar(value) else None
-    if isinstance(value, list):
-        return any(_same(item, operand) for item in value)
-    if isinstance(operand, str) and isinstance(value, str):
-        return operand in value
-    return None
-
-
-def _one_of(value: Any, members: list[Any]) -> bool:
-    return any(_same(value, member) for member in members)
-
-
 def _scalar(value: Any) -> bool:
     return value is None or isinstance(value, bool | int | float | str)
-
-
-def _equal(value: Any, expected: Any) -> bool:
-    """Deep equality, guided by the operand so its cost is bounded by the operand's size."""
-    if isinstance(expected, dict):
-        if not isinstance(value, dict) or len(value) != len(expected):
-            return False
-        return all(key in value and _equal(value[key], item) for key, item in expected.items())
-    if isinstance(expected, list):
-        if not isinstance(value, list) or len(value) != len(expected):
-            return False
-        return all(_equal(item, wanted) for item, wanted in zip(value, expected, strict=True))
-    return _same(value, expected)
 
 
 def _same(value: Any, expected: Any) -> bool:

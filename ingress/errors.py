@@ -133,17 +133,25 @@ def failure_response(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def _location(loc: tuple[Any, ...]) -> str:
-    parts = [str(part) for part in loc if part not in ("body", "query")]
-    return ".".join(parts) or "body"
+# The first element of a request validation error's path says where the value was (FastAPI's names).
+_REQUEST_PARTS = frozenset({"body", "query", "path", "header", "cookie"})
+
+
+def _location(loc: tuple[Any, ...], *, in_request: bool) -> str:
+    """The path of a problem. Only a request error's first element names the request part and is dropped;
+    any later ``body`` or ``query`` is a field (``webhookConfig.filterConfig.body.order.$gte``)."""
+    if in_request and loc and loc[0] in _REQUEST_PARTS:
+        loc = loc[1:]
+    return ".".join(str(part) for part in loc) or "body"
 
 
 def messages_of(exc: RequestValidationError | ValidationError, *, prefix: str = "") -> list[str]:
     """One readable message per problem: ``field.path: what is wrong``."""
     messages = []
+    in_request = isinstance(exc, RequestValidationError)
     for error in exc.errors():
         message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
-        location = _location(tuple(error.get("loc", ())))
+        location = _location(tuple(error.get("loc", ())), in_request=in_request)
         if prefix:
             location = prefix if location == "body" else f"{prefix}.{location}"
         messages.append(f"{location}: {message}")

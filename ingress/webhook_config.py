@@ -1,5 +1,13 @@
-"""Validation of a webhook configuration beyond its shape: compiled expressions and scripts, and handler
-resources that exist in the caller's company and that the caller may use."""
+"""Validation of a webhook configuration beyond its shape: compiled expressions and scripts, handler
+resources that exist in the caller's company and that the caller may use, and the verification secret,
+stored sealed (``sinks/db/webhook_secrets.py``).
+
+**Decision (keeping the secret):** ``/update`` replaces the whole configuration, but a
+``verificationConfig`` without ``secret`` keeps the stored secret when its ``provider`` is the stored one, so
+a configuration read with ``/get`` can be sent back changed elsewhere (its ``secretHint`` is ignored). A
+different provider needs its own secret (400 otherwise); leaving ``verificationConfig`` out turns the check
+off, as leaving out any other part resets it.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +23,9 @@ from schemas.admin import Principal
 from schemas.enums import AccessLevel
 from schemas.webhooks import WebhookConfig, WebhookResourceType
 from sinks.db import resources, tables
+from sinks.db.webhook_secrets import SECRET_HINT, VERIFICATION, stored_secret, stored_verification
+from sinks.iceberg.exceptions import MaskingError
+from sinks.iceberg.masking import Masker
 from sinks.scripting.sandbox import ScriptError, compile_check
 from sinks.scripting.workers import SandboxBusy
 
@@ -104,11 +115,59 @@ def _check_table(session: Session, caller: Principal, table_id: str) -> None:
         raise ApiError(403, f"API key does not have permission to access the target table (ID: {table_id})")
 
 
-def validated_config(session: Session, caller: Principal, raw: dict[str, Any]) -> dict[str, Any]:
-    """The configuration as it is stored and returned: validated, with the documented defaults filled in."""
-    config = parse_config(raw)
+_SECRET_PATH = "webhookConfig.verificationConfig.secret"  # noqa: S105 - a field path, not a secret
+
+
+def _with_kept_secret(
+    raw: dict[str, Any], masker: Masker, company_id: str, stored: dict[str, Any] | None
+) -> dict[str, Any]:
+    """``raw`` with the stored secret put back where the module's decision keeps it."""
+    name = VERIFICATION if VERIFICATION in raw else "verification_config"
+    given = raw.get(name)
+    if not isinstance(given, dict):
+        return raw
+    # secretHint is what answers show: ignored, so that a configuration read with /get can be sent back.
+    given = {
+        key: value
+        for key, value in given.items()
+        if key not in (SECRET_HINT, "secret_hint") and not (key == "secret" and value is None)
+    }
+    previous = (stored or {}).get(VERIFICATION)
+    if "secret" not in given and isinstance(previous, dict):
+        if given.get("provider") == previous.get("provider"):
+            try:
+                given["secret"] = stored_secret(masker, company_id, previous)
+            except MaskingError:
+                raise ApiError(
+                    400,
+                    f"{_SECRET_PATH}: the stored secret can no longer be read (the service's key changed); "
+                    "send the secret again",
+                ) from None
+        elif isinstance(given.get("provider"), str):
+            raise ApiError(
+                400,
+                f"{_SECRET_PATH}: required when the provider changes (the stored secret is "
+                f"{previous.get('provider')}'s)",
+            )
+    return {**raw, name: given}
+
+
+def validated_config(
+    session: Session,
+    caller: Principal,
+    raw: dict[str, Any],
+    *,
+    masker: Masker,
+    stored: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The configuration as it is stored: validated, with the documented defaults filled in and the
+    verification secret sealed. ``stored`` is the configuration it replaces (``/update``)."""
+    config = parse_config(_with_kept_secret(raw, masker, caller.company_id, stored))
     problems = _script_problems(config)
     if problems:
         raise ApiError(400, *problems)
     _check_handler(session, caller, config)
-    return config.model_dump(mode="json", by_alias=True, exclude_none=True)
+    dumped = config.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if config.verification_config is not None:
+        dumped[VERIFICATION] = stored_verification(masker, caller.company_id, config.verification_config)
+    return dumped

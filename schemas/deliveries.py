@@ -9,7 +9,13 @@ from pydantic import Field
 from schemas.base import WireModel
 from schemas.records import DeliveryResult, DeliveryTask
 
-__all__ = ["DeliveryResult", "DeliveryTask", "ExecuteWebhookResponse", "HandlerOutcome"]
+__all__ = [
+    "DeliveryResult",
+    "DeliveryTask",
+    "ExecuteWebhookResponse",
+    "FilteredWebhookResponse",
+    "HandlerOutcome",
+]
 
 
 class ExecuteWebhookResponse(WireModel):
@@ -18,6 +24,13 @@ class ExecuteWebhookResponse(WireModel):
     execution_id: str | None = None
     webhook_id: str | None = None
     errors: list[str] = Field(default_factory=list)
+
+
+class FilteredWebhookResponse(ExecuteWebhookResponse):
+    """The trigger's 200: the delivery is recorded (status FILTERED) but did not match the webhook's
+    filterConfig, so it was not queued and no handler runs."""
+
+    filtered: bool = True
 
 
 class HandlerOutcome(WireModel):

@@ -6,10 +6,13 @@ import re
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from schemas.base import RequestModel, WireModel
 from schemas.enums import AccessLevel
+from schemas.examples import webhooks as examples
+from schemas.filters import FilterConfig
+from schemas.verification import VerificationConfig
 from schemas.versions import VersionSelector
 
 MAX_SCRIPT_CHARS = 64 * 1024
@@ -38,6 +41,8 @@ class ExecutionStatus(StrEnum):
     SUCCESS = "SUCCESS"
     FAILED = "FAILED"
     TRANSFORM_FAILED = "TRANSFORM_FAILED"
+    # The delivery did not match the webhook's filterConfig: recorded, never queued, no handler call.
+    FILTERED = "FILTERED"
 
 
 class ValidationConfig(RequestModel):
@@ -224,6 +229,10 @@ class WebhookConfig(RequestModel):
     # Header names whose values the execution history shows as [REDACTED] (besides the credentials that are
     # always redacted: Authorization, Proxy-Authorization, Cookie, Set-Cookie, X-Api-Key).
     secret_headers: list[str] | None = Field(None, max_length=50)
+    # The provider signature a delivery must carry (checked after the key) and the content filter it must
+    # match to be queued (checked after the validation script); see docs/webhooks.md.
+    verification_config: VerificationConfig | None = None
+    filter_config: FilterConfig | None = None
 
     @field_validator("secret_headers")
     @classmethod
@@ -245,19 +254,23 @@ class WebhookConfig(RequestModel):
 
 
 class CreateWebhookRequest(RequestModel):
+    model_config = ConfigDict(json_schema_extra=examples.CREATE_WEBHOOK)
     webhook_config: dict[str, Any]
 
 
 class WebhookIdRequest(RequestModel):
+    model_config = ConfigDict(json_schema_extra=examples.WEBHOOK_ID_ONLY)
     webhook_id: str = Field(min_length=1, max_length=100)
 
 
 class UpdateWebhookRequest(WebhookIdRequest):
+    model_config = ConfigDict(json_schema_extra=examples.UPDATE_WEBHOOK)
     webhook_config: dict[str, Any]
     is_enabled: bool | None = None
 
 
 class HistoryRequest(WebhookIdRequest):
+    model_config = ConfigDict(json_schema_extra=examples.EXECUTION_HISTORY)
     status: ExecutionStatus | None = None
     page: int = Field(0, ge=0, le=1_000_000)
     size: int = Field(20, ge=1, le=100)
@@ -276,6 +289,7 @@ class ShareUser(RequestModel):
 
 
 class ShareRequest(WebhookIdRequest):
+    model_config = ConfigDict(json_schema_extra=examples.SHARE_WEBHOOK)
     level: SharingLevel
     access_level: AccessLevel | None = None
     users_to_add: list[ShareUser] | None = Field(None, max_length=500)

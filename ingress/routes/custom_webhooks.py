@@ -35,6 +35,7 @@ from schemas.webhooks import (
 from sinks.db import executions, webhooks
 from sinks.db.executions import HistoryRow
 from sinks.db.models import Webhook as WebhookRow
+from sinks.db.webhook_secrets import answered
 
 router = APIRouter(prefix="/svc_poweruser/custom-webhooks", tags=["custom webhooks"])
 
@@ -67,7 +68,7 @@ def _wire(row: WebhookRow, key_id: str, level: AccessLevel) -> Webhook:
         id=row.id,
         company_id=row.company_id,
         owner_id=row.owner_id,
-        webhook_config=json.loads(row.config_json),
+        webhook_config=answered(json.loads(row.config_json)),
         api_key_id=key_id,
         is_enabled=row.is_enabled,
         sharing_level=row.sharing_level,
@@ -80,9 +81,9 @@ def _wire(row: WebhookRow, key_id: str, level: AccessLevel) -> Webhook:
 
 @router.post("/create", response_model=CreatedWebhookAnswer, response_model_by_alias=True)
 def create_webhook(
-    body: CreateWebhookRequest, caller: PoweruserCaller, session: DbSession
+    body: CreateWebhookRequest, caller: PoweruserCaller, session: DbSession, svc: Svc
 ) -> CreatedWebhookAnswer:
-    config = validated_config(session, caller, body.webhook_config)
+    config = validated_config(session, caller, body.webhook_config, masker=svc.masker)
     row, full_key = webhooks.create(session, _viewer(caller), config)
     key_id = full_key.split(":")[1]
     return CreatedWebhookAnswer(webhook=_wire(row, key_id, AccessLevel.ADMIN), api_key=full_key)
@@ -110,7 +111,8 @@ def update_webhook(
     body: UpdateWebhookRequest, caller: PoweruserCaller, session: DbSession, svc: Svc
 ) -> WebhookAnswer:
     visible = _visible(session, caller, body.webhook_id, AccessLevel.WRITE)
-    config = validated_config(session, caller, body.webhook_config)
+    stored = json.loads(visible.webhook.config_json)
+    config = validated_config(session, caller, body.webhook_config, masker=svc.masker, stored=stored)
     webhooks.replace_config(visible.webhook, config, body.is_enabled)
     svc.trigger_targets.forget_after_commit(session, visible.webhook.id)
     return WebhookAnswer(

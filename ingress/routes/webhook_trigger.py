@@ -1,10 +1,12 @@
 """The public trigger: ``{base_url}/clients/custom-webhooks?resourceId=<id>``, GET/POST/PUT/PATCH/DELETE.
 
-Authenticate (401 ``{"error": ...}`` in the spec's order) → validation script → transform (synchronous; a
-failure is 500 and a TRANSFORM_FAILED entry) → the QUEUED entry (group commit) → the Kafka record
-(``acks=all``) → 202. The handler runs later in a worker; its outcome is only in the history. A failure
-while queuing answers in ``ingress/trigger_failures.py``'s terms: 503 with Retry-After when nothing was
-recorded, the interface's 500 body otherwise.
+Authenticate (401 ``{"error": ...}`` in the spec's order) → the provider signature (401 ``Invalid
+signature.``) → validation script → content filter (a delivery that does not match is a FILTERED entry and a
+200; ``ingress/trigger_screening.py``) → transform (synchronous; a failure is 500 and a TRANSFORM_FAILED
+entry; ``ingress/trigger_transform.py``) → the QUEUED entry (group commit) → the Kafka record
+(``acks=all``) → 202. The handler runs later in a worker; its outcome is only in the history. A failure while
+queuing answers in ``ingress/trigger_failures.py``'s terms: 503 with Retry-After when nothing was recorded,
+the interface's 500 body otherwise.
 """
 
 from __future__ import annotations
@@ -18,14 +20,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from core.webhooks.transform import (
-    CompiledMappings,
-    TransformError,
-    apply_jsonpath,
-    apply_transform,
-    compile_jsonpath_mappings,
-    needs_sandbox,
-)
+from core.webhooks.transform import TransformError, apply_jsonpath, apply_transform, needs_sandbox
 from ingress import trigger_failures
 from ingress.deps import Svc
 from ingress.state import Services
@@ -38,12 +33,20 @@ from ingress.trigger_auth import (
     refusal,
     webhook_id_from,
 )
-from schemas.deliveries import ExecuteWebhookResponse
+from ingress.trigger_screening import (
+    FILTERED_MESSAGE,
+    TOO_COSTLY_MESSAGE,
+    filter_decision,
+    screens_for,
+    signature_refusal,
+)
+from ingress.trigger_transform import compiled_mappings, jsonpath_in_sandbox
+from schemas.deliveries import DeliveryTask, ExecuteWebhookResponse, FilteredWebhookResponse
 from sinks import credentials
 from sinks.db import deliveries
 from sinks.db.deliveries import Delivery, TriggerTarget
 from sinks.scripting.sandbox import ScriptError, run_validation, script_transform
-from sinks.scripting.workers import SandboxBusy, TaskBudget, TaskBudgetExceeded, TaskFailed, default_pool
+from sinks.scripting.workers import SandboxBusy
 
 router = APIRouter(tags=["webhook trigger"])
 
@@ -56,24 +59,6 @@ ALWAYS_REDACTED = frozenset({"authorization", "proxy-authorization", "cookie", "
 # JSONPATH over a small body takes well under a millisecond: cheaper on the event loop than a thread hop.
 # Scripts and large bodies go to a worker thread.
 INLINE_TRANSFORM_BYTES = 16 * 1024
-
-
-# Compiled jsonPathMappings per cached target (id -> the target and its mappings): compiling checks every
-# expression against the save-time limits again, which cost more than evaluating them. A target whose webhook
-# changed is a new object (ingress/trigger_targets.py), so it compiles afresh.
-_COMPILED: dict[int, tuple[TriggerTarget, CompiledMappings]] = {}
-_COMPILED_MAX = 1024
-
-
-def _compiled_mappings(target: TriggerTarget, mappings: dict[str, str]) -> CompiledMappings:
-    cached = _COMPILED.get(id(target))
-    if cached is not None and cached[0] is target:
-        return cached[1]
-    compiled = compile_jsonpath_mappings(mappings)  # a bad config raises here, every time, as before
-    if len(_COMPILED) >= _COMPILED_MAX:
-        _COMPILED.clear()
-    _COMPILED[id(target)] = (target, compiled)
-    return compiled
 
 
 def _answer(status: int, response: ExecuteWebhookResponse) -> JSONResponse:
@@ -109,37 +94,6 @@ def _busy(target: TriggerTarget, busy: SandboxBusy) -> JSONResponse:
     return response
 
 
-async def _jsonpath_in_sandbox(
-    svc: Services,
-    target: TriggerTarget,
-    mappings: dict[str, str],
-    body: str,
-    query: dict[str, str],
-    content_type: str | None,
-) -> dict[str, str]:
-    """Evaluate mappings that are more than plain paths in a sandbox worker, under the company's share of the
-    workers and a CPU budget; raises TransformError or SandboxBusy."""
-    cpu_ms = svc.settings.jsonpath_cpu_ms
-    payload = {"mappings": mappings, "body": body, "queryParams": query, "contentType": content_type}
-    try:
-        result = await run_in_threadpool(
-            default_pool().run_task,
-            "jsonpath",
-            payload,
-            tenant=target.company_id,
-            budget=TaskBudget(cpu_ms=cpu_ms, wall_ms=4 * cpu_ms + 2000),
-        )
-    except TaskBudgetExceeded:
-        raise TransformError(
-            f"JSONPath evaluation exceeded its CPU budget of {cpu_ms} ms; use plainer paths."
-        ) from None
-    except TaskFailed as exc:
-        raise TransformError(f"JSONPath evaluation failed: {exc}.") from None
-    if "error" in result:
-        raise TransformError(str(result["error"]))
-    return dict(result["variables"])
-
-
 def _authenticate(svc: Services, webhook_id: str, key: str | None) -> TriggerTarget:
     target = check_target(svc.trigger_targets.get(webhook_id, lambda found: _load_target(svc, found)))
     check_key(target, key, lambda key_id: _key_owner(svc, key_id))
@@ -163,6 +117,66 @@ def _resource(config: dict[str, Any]) -> tuple[str | None, str | None]:
     if kind == "SVCDB":
         return kind, (execution.get("svcDbConfig") or {}).get("targetTableId")
     return kind, execution.get("resourceId")
+
+
+def _delivery(
+    request: Request,
+    target: TriggerTarget,
+    headers: dict[str, str],
+    query: dict[str, str],
+    body: str,
+    transform_type: str,
+    *,
+    variables_json: str | None = None,
+    transform_error: str | None = None,
+    filtered: bool = False,
+    filter_note: str | None = None,
+) -> Delivery:
+    resource_type, resource_id = _resource(target.config)
+    return Delivery(
+        execution_id=credentials.new_id(),
+        target=target,
+        http_method=request.method,
+        source_ip=request.client.host if request.client else None,
+        headers_json=_redacted(headers, _secret_headers(target.config)),
+        query_json=_redacted(query),
+        payload=body,
+        transform_type=transform_type,
+        resource_type=resource_type,
+        resource_id=resource_id,
+        received_at=datetime.now(UTC),
+        variables_json=variables_json,
+        transform_error=transform_error,
+        filtered=filtered,
+        filter_note=filter_note,
+    )
+
+
+async def _record(svc: Services, delivery: Delivery) -> DeliveryTask | JSONResponse:
+    """The history entry, written by the group commit; the trigger's answer when that failed."""
+    try:
+        return await svc.committer.run(lambda session: deliveries.record_delivery(session, delivery))
+    except Exception as exc:
+        if trigger_failures.outage(exc):
+            raise  # nothing is recorded: DatabaseOutage (ingress/errors.py) answers 503 with Retry-After
+        return trigger_failures.not_recorded(
+            exc, execution_id=delivery.execution_id, webhook_id=delivery.target.webhook_id
+        )
+
+
+async def _record_filtered(svc: Services, delivery: Delivery) -> JSONResponse:
+    """A delivery the filter dropped: its FILTERED entry joins the next group commit; nothing is queued."""
+    recorded = await _record(svc, delivery)
+    if isinstance(recorded, JSONResponse):
+        return recorded
+    message = FILTERED_MESSAGE if delivery.filter_note is None else TOO_COSTLY_MESSAGE
+    answer = FilteredWebhookResponse(
+        success=True,
+        message=message,
+        execution_id=delivery.execution_id,
+        webhook_id=delivery.target.webhook_id,
+    )
+    return JSONResponse(answer.model_dump(by_alias=True), status_code=200)
 
 
 async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
@@ -207,6 +221,14 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
         )
     body = raw.decode("utf-8", errors="replace")
 
+    screens = screens_for(target, svc.masker)  # two dict lookups for a webhook with neither screen
+    if screens.verification is not None:
+        refused = await signature_refusal(
+            screens.verification, target, request, raw, svc.settings.public_base_url
+        )
+        if refused is not None:
+            return refused
+
     validation = target.config.get("validationConfig") or {}
     if validation.get("enableValidation") and validation.get("validationScript"):
         try:
@@ -222,18 +244,32 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
 
     transform_config = target.config.get("payloadTransformConfig") or {}
     transform_type = str(transform_config.get("transformType") or "JSONPATH")
+    if screens.filter is not None:
+        verdict = await filter_decision(screens.filter, request, raw)
+        if not verdict.passed:
+            filtered = _delivery(
+                request,
+                target,
+                headers,
+                query,
+                body,
+                transform_type,
+                filtered=True,
+                filter_note=verdict.note,
+            )
+            return await _record_filtered(svc, filtered)
     variables: dict[str, str] | None = None
     transform_error: str | None = None
     mappings = transform_config.get("jsonPathMappings") or {}
     try:
         if transform_type == "JSONPATH" and needs_sandbox(mappings):
             content_type = headers.get("content-type")
-            variables = await _jsonpath_in_sandbox(svc, target, mappings, body, query, content_type)
+            variables = await jsonpath_in_sandbox(svc, target, mappings, body, query, content_type)
         elif transform_type == "JSONPATH" and len(raw) <= INLINE_TRANSFORM_BYTES:
             # apply_transform's JSONPATH branch, with the mappings compiled once per cached target.
             content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), None)
             inline = transform_config.get("jsonPathMappings", transform_config.get("json_path_mappings"))
-            compiled = _compiled_mappings(target, inline or {})
+            compiled = compiled_mappings(target, inline or {})
             variables = apply_jsonpath(compiled, body, query, content_type)
         else:
             runner = script_transform(tenant=target.company_id)
@@ -245,29 +281,21 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
     except TransformError as exc:
         transform_error = str(exc)
 
-    resource_type, resource_id = _resource(target.config)
-    delivery = Delivery(
-        execution_id=credentials.new_id(),
-        target=target,
-        http_method=request.method,
-        source_ip=request.client.host if request.client else None,
-        headers_json=_redacted(headers, _secret_headers(target.config)),
-        query_json=_redacted(query),
-        payload=body,
-        transform_type=transform_type,
-        variables_json=json.dumps(variables) if variables is not None else None,
+    variables_json = json.dumps(variables) if variables is not None else None
+    delivery = _delivery(
+        request,
+        target,
+        headers,
+        query,
+        body,
+        transform_type,
+        variables_json=variables_json,
         transform_error=transform_error,
-        resource_type=resource_type,
-        resource_id=resource_id,
-        received_at=datetime.now(UTC),
     )
     ids = {"execution_id": delivery.execution_id, "webhook_id": target.webhook_id}
-    try:
-        task = await svc.committer.run(lambda session: deliveries.record_delivery(session, delivery))
-    except Exception as exc:
-        if trigger_failures.outage(exc):
-            raise  # nothing is recorded: DatabaseOutage (ingress/errors.py) answers 503 with Retry-After
-        return trigger_failures.not_recorded(exc, **ids)
+    task = await _record(svc, delivery)
+    if isinstance(task, JSONResponse):
+        return task
     if transform_error is not None:
         message = f"Payload transform failed: {transform_error}"
         return _answer(500, ExecuteWebhookResponse(success=False, message=message, errors=[message], **ids))
@@ -291,5 +319,11 @@ for _method in sorted(TRIGGER_METHODS):
         response_model=ExecuteWebhookResponse,
         operation_id=f"trigger_webhook_{_method.lower()}",
         summary="Deliver an event to a custom webhook",
-        responses={401: {"description": 'Authentication failed: {"error": "..."}'}},
+        responses={
+            200: {
+                "model": FilteredWebhookResponse,
+                "description": "Recorded as FILTERED: the delivery did not match the webhook's filterConfig",
+            },
+            401: {"description": 'Authentication failed, or `Invalid signature.`: {"error": "..."}'},
+        },
     )
