@@ -1,17 +1,23 @@
 """From a caller's SQL to a query plan: parse and check it, resolve its tables to what the caller may see,
 rewrite it for DuckDB and bound the bytes it scans. Every refusal is an analytics error with its code.
-Parsing and compiling run where ``ingress/sql_analysis.py`` says (a sandbox worker by default)."""
+Parsing and compiling run where ``ingress/sql_analysis.py`` says (a sandbox worker by default).
+
+A table read as of a snapshot (``core.sql.as_of``) is pinned to that snapshot here, so the estimate and the
+job read the same files; the caller's grant of today (hidden columns, row filter, masking) applies to it
+exactly as to the table now, and only the columns it had then (of those the caller sees) can be named."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from core.policy import TablePolicy
-from core.sql.front import CompiledQuery, QueryColumn, QueryTable, SqlError
+from core.sql.as_of import SnapshotNotFound, filter_columns
+from core.sql.front import CompiledQuery, QueryColumn, QueryTable, SqlError, TableRef
 from ingress import sql_analysis
 from ingress.analytics_errors import analytics_error
 from ingress.job_access import table_policy
@@ -21,6 +27,7 @@ from schemas.column_types import LOAD_ID_COLUMN, RECORD_ID_COLUMN, ColumnKind, C
 from schemas.jobs import MaskedPlan, QueryPlan, ViewPlan
 from sinks.db import tables
 from sinks.db.models import AnalyticsTable
+from sinks.iceberg import snapshots
 from sinks.iceberg.read_cache import TableReads
 from sinks.table_reads import duckdb_predicate
 
@@ -38,10 +45,34 @@ class Resolved:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """One reading of a table by the query: now (``snapshot_id`` None, the snapshot current when the job
+    runs), or pinned to a snapshot, with the names of the columns it had (``columns``; None: now)."""
+
+    ref: TableRef
+    found: Resolved
+    snapshot_id: int | None = None
+    columns: frozenset[str] | None = None
+
+    @property
+    def pinned(self) -> bool:
+        return self.ref.as_of is not None
+
+    def has(self, name: str) -> bool:
+        return self.columns is None or name in self.columns
+
+    @property
+    def visible(self) -> list[dict[str, Any]]:
+        """The caller's visible columns (today's grant) that this reading has."""
+        return [c for c in self.found.visible if self.has(c["name"])]
+
+
+@dataclass(frozen=True)
 class Planned:
     compiled: CompiledQuery
     resolved: dict[str, Resolved]  # by SQL name
     estimated_bytes: int
+    readings: dict[str, Reading] = field(default_factory=dict)  # by TableRef key
 
     @property
     def table_ids(self) -> list[str]:
@@ -69,10 +100,10 @@ def sql_error(error: SqlError) -> Exception:
     return analytics_error(error.code, error.message, error.hint)
 
 
-def parse(sql: str, caller: Principal, analysis: SqlAnalysis) -> tuple[str, ...]:
-    """The names of the tables ``sql`` reads, once it is parsed and checked."""
+def parse(sql: str, caller: Principal, analysis: SqlAnalysis) -> tuple[TableRef, ...]:
+    """The readings of tables ``sql`` makes, once it is parsed and checked."""
     try:
-        return sql_analysis.table_names(sql, caller.company_id, analysis)
+        return sql_analysis.table_refs(sql, caller.company_id, analysis)
     except SqlError as error:
         raise sql_error(error) from error
 
@@ -94,50 +125,56 @@ def resolve(session: Session, caller: Principal, names: tuple[str, ...]) -> dict
     return found
 
 
-def query_table(name: str, resolved: Resolved) -> QueryTable:
+def query_table(reading: Reading) -> QueryTable:
     columns = tuple(
-        QueryColumn(c["name"], parse_column_type(c["type"]), bool(c["masked"])) for c in resolved.visible
+        QueryColumn(c["name"], parse_column_type(c["type"]), bool(c["masked"])) for c in reading.visible
     )
-    partitions = tuple(p["column"] for p in json.loads(resolved.table.partition_spec_json))
-    return QueryTable(name, columns + _SYSTEM, partitions)
+    system = tuple(c for c in _SYSTEM if reading.has(c.name))
+    partitions = tuple(p["column"] for p in json.loads(reading.found.table.partition_spec_json))
+    return QueryTable(reading.ref.name, columns + system, partitions, reading.ref.as_of)
+
+
+def read_as_of(reads: TableReads, ref: TableRef, found: Resolved, now: datetime) -> Reading:
+    """The reading ``ref`` makes of its table: now, or pinned to the snapshot its AS OF clause names (a
+    moment in the future pins the current one). An unknown snapshot id, or a moment before the table's
+    oldest snapshot, is 404 NOT_FOUND."""
+    if ref.as_of is None:
+        return Reading(ref, found)
+    handle = reads.table(found.table.company_id, found.table.id)
+    try:
+        snapshot_id = snapshots.pin(handle, ref, now)
+    except SnapshotNotFound as missing:
+        raise analytics_error("NOT_FOUND", missing.message, missing.hint) from None
+    return Reading(ref, found, snapshot_id, snapshots.columns_at(handle, snapshot_id))
 
 
 def plan(session: Session, reads: TableReads, caller: Principal, sql: str, analysis: SqlAnalysis) -> Planned:
-    resolved = resolve(session, caller, parse(sql, caller, analysis))
-    shapes = tuple((name, query_table(name, found)) for name, found in resolved.items())
+    refs = parse(sql, caller, analysis)
+    resolved = resolve(session, caller, tuple(dict.fromkeys(ref.name for ref in refs)))
+    now = datetime.now(UTC)
+    readings = {ref.key: read_as_of(reads, ref, resolved[ref.name], now) for ref in refs}
+    shapes = tuple((key, query_table(reading)) for key, reading in readings.items())
     try:
         compiled, predicates = sql_analysis.compiled(sql, shapes, caller.company_id, analysis)
     except SqlError as error:
         raise sql_error(error) from error
     estimated = 0
-    for name, found in resolved.items():
-        handle = reads.table(found.table.company_id, found.table.id)
-        occurrences = predicates.get(name) or [[]]
-        estimated += sum(reads.estimate(handle, conjuncts) for conjuncts in occurrences)
-    return Planned(compiled, resolved, estimated)
+    for key, reading in readings.items():
+        handle = reads.table(reading.found.table.company_id, reading.found.table.id)
+        occurrences = predicates.get(key) or [[]]
+        estimated += sum(reads.estimate(handle, c, reading.snapshot_id) for c in occurrences)
+    return Planned(compiled, resolved, estimated, readings)
 
 
 def query_plan(
     planned: Planned, *, max_rows: int, max_result_bytes: int, timeout_seconds: float
 ) -> QueryPlan:
-    views = []
-    for name in planned.compiled.tables:
-        found = planned.resolved[name]
-        columns = [c["name"] for c in found.visible] + [LOAD_ID_COLUMN, RECORD_ID_COLUMN]
-        row_filter = duckdb_predicate(found.access.row_filter) if found.access.row_filter else None
-        views.append(
-            ViewPlan(
-                view=planned.compiled.views[name],
-                table_id=found.table.id,
-                columns=columns,
-                row_filter=row_filter,
-            )
-        )
+    views = [_view_plan(planned, key) for key in planned.compiled.refs]
     masked = []
     for index, output in enumerate(planned.compiled.masked_outputs):
         if output is None:
             continue
-        found = planned.resolved[output.table]
+        found = planned.readings[output.table].found  # the reading's key: the table now or as of
         column = next(c for c in found.visible if c["name"] == output.column)
         masked.append(
             MaskedPlan(
@@ -156,4 +193,23 @@ def query_plan(
         max_rows=max_rows,
         max_result_bytes=max_result_bytes,
         timeout_seconds=timeout_seconds,
+    )
+
+
+def _view_plan(planned: Planned, key: str) -> ViewPlan:
+    """The view of one reading: today's grant (hidden columns, row filter) over the snapshot it reads."""
+    reading = planned.readings[key]
+    access = reading.found.access
+    columns = [c["name"] for c in reading.visible]
+    columns += [name for name in (LOAD_ID_COLUMN, RECORD_ID_COLUMN) if reading.has(name)]
+    absent: list[str] = []
+    if access.row_filter and reading.columns is not None:
+        absent = sorted(filter_columns(access.row_filter) - reading.columns)
+    return ViewPlan(
+        view=planned.compiled.views[key],
+        table_id=reading.found.table.id,
+        columns=columns,
+        row_filter=duckdb_predicate(access.row_filter) if access.row_filter else None,
+        snapshot_id=reading.snapshot_id if reading.pinned else None,
+        absent_columns=absent,
     )

@@ -28,6 +28,7 @@ from core.sql.front import (
     ParsedQuery,
     Predicate,
     QueryTable,
+    TableRef,
     compile_query,
     parse_query,
     partition_predicates,
@@ -103,7 +104,7 @@ def _compiled(sql: str, shapes: Shapes) -> Compiled:
     return compile_query(parsed, tables), partition_predicates(parsed, tables)
 
 
-_names_in_sandbox: _Lru[str, tuple[str, ...]] = _Lru(_CACHE_SIZE)
+_refs_in_sandbox: _Lru[str, tuple[TableRef, ...]] = _Lru(_CACHE_SIZE)
 _compiled_in_sandbox: _Lru[tuple[str, Shapes], Compiled] = _Lru(_CACHE_SIZE)
 
 
@@ -142,16 +143,23 @@ def _run(kind: str, payload: dict[str, Any], tenant: str, analysis: SqlAnalysis)
     return result
 
 
-def table_names(sql: str, tenant: str, analysis: SqlAnalysis) -> tuple[str, ...]:
-    """The tables ``sql`` reads, in order of appearance; raises SqlError, or ApiError from the sandbox."""
+def table_refs(sql: str, tenant: str, analysis: SqlAnalysis) -> tuple[TableRef, ...]:
+    """Each reading of a table ``sql`` makes (now, or as of a snapshot or a moment), in order of appearance;
+    raises SqlError, or ApiError from the sandbox."""
     if not analysis.in_sandbox:
-        return _parsed(sql).table_names
+        return _parsed(sql).refs
     check_size(sql)  # the one check cheap enough to make here: a 10 MB body never goes to a worker
 
-    def parse_remotely() -> tuple[str, ...]:
-        return tuple(str(n) for n in _run("sql_parse", {"sql": sql}, tenant, analysis)["tables"])
+    def parse_remotely() -> tuple[TableRef, ...]:
+        refs = _run("sql_parse", {"sql": sql}, tenant, analysis)["refs"]
+        return tuple(remote.decode_ref(ref) for ref in refs)
 
-    return _names_in_sandbox.get(sql, parse_remotely)
+    return _refs_in_sandbox.get(sql, parse_remotely)
+
+
+def table_names(sql: str, tenant: str, analysis: SqlAnalysis) -> tuple[str, ...]:
+    """The tables ``sql`` reads, each once, in order of appearance; raises like ``table_refs``."""
+    return tuple(dict.fromkeys(ref.name for ref in table_refs(sql, tenant, analysis)))
 
 
 def compiled(sql: str, shapes: Shapes, tenant: str, analysis: SqlAnalysis) -> Compiled:
@@ -172,5 +180,5 @@ def clear_caches() -> None:
     """Forget every cached analysis (tests that change where SQL is analysed)."""
     _parsed.cache_clear()
     _compiled.cache_clear()
-    _names_in_sandbox.clear()
+    _refs_in_sandbox.clear()
     _compiled_in_sandbox.clear()

@@ -3,8 +3,9 @@
 Each company's database loads the extensions once, may read only that company's warehouse prefix, has
 external access off and its configuration locked, so nothing a query says can change a setting or reach a
 file of another company, the machine or the network. A query gets its own cursor: its views over the
-tables' current Iceberg snapshots are TEMP views, visible to that cursor alone. The SQL it runs was checked
-and rewritten by the SQL front (``core.sql``); this module is the second line of defence.
+tables' current Iceberg snapshots (or the snapshots a time-travel query names) are TEMP views, visible to
+that cursor alone. The SQL it runs was checked and rewritten by the SQL front (``core.sql``); this module is
+the second line of defence.
 
 The warehouse is a local directory or an ``s3://bucket/prefix``. For S3 the database also loads ``httpfs``
 and gets one S3 secret (endpoint, region, key, path-style URLs) before the lock-down, and
@@ -31,7 +32,7 @@ from urllib.parse import unquote, urlparse
 import duckdb
 import pyarrow as pa
 
-from schemas.jobs import QueryPlan
+from schemas.jobs import QueryPlan, ViewPlan
 from sinks.duckdb_engine import S3_SCHEME, S3Access, Spill, connect, sql_literal
 
 
@@ -132,16 +133,27 @@ class QueryEngines:
 @dataclass(frozen=True)
 class TableSource:
     """Where a view reads a table's snapshot: its data files (readable paths) when they are known to hold
-    exactly its rows, else its metadata file through the Iceberg extension."""
+    exactly its rows, else its metadata file through the Iceberg extension, at ``snapshot_id`` when the
+    query reads the table as of a snapshot (None: the metadata file's current snapshot). The extension then
+    reads with that snapshot's schema, and refuses an id the table does not hold."""
 
     metadata: str
     files: tuple[str, ...] | None = None
+    snapshot_id: int | None = None
 
     def sql(self) -> str:
         if self.files:
             listed = ", ".join(sql_literal(path) for path in self.files)
             return f"read_parquet([{listed}], union_by_name = true, hive_partitioning = false)"
+        if self.snapshot_id is not None:
+            return f"iceberg_scan({sql_literal(self.metadata)}, snapshot_from_id = {int(self.snapshot_id)})"
         return f"iceberg_scan({sql_literal(self.metadata)})"
+
+
+def source_key(view: ViewPlan) -> str:
+    """The key of a view's source in the sources mapping: the table id for the table now, the table id and
+    snapshot id for a table read as of a snapshot (a query may read both)."""
+    return view.table_id if view.snapshot_id is None else f"{view.table_id}@{view.snapshot_id}"
 
 
 _BATCH_ROWS = 65_536
@@ -156,11 +168,16 @@ class QueryOutput:
 def create_views(
     cursor: duckdb.DuckDBPyConnection, plan: QueryPlan, sources: Mapping[str, TableSource]
 ) -> None:
-    """One TEMP view per table the query reads: the caller's columns and rows of the current snapshot."""
+    """One TEMP view per reading of a table: the caller's columns and rows of the current snapshot, or of
+    the snapshot the query names. The caller's row filter may name a column added after that snapshot: it
+    reads as null there, as Iceberg reads a column missing from a data file."""
     for view in plan.views:
         columns = ", ".join(_quote(c) for c in view.columns)
         where = f" WHERE {view.row_filter}" if view.row_filter else ""
-        source = sources[view.table_id].sql()
+        source = sources[source_key(view)].sql()
+        if view.absent_columns:
+            nulls = ", ".join(f"NULL AS {_quote(c)}" for c in view.absent_columns)
+            source = f"(SELECT *, {nulls} FROM {source})"
         cursor.execute(f"CREATE TEMP VIEW {_quote(view.view)} AS SELECT {columns} FROM {source}{where}")
 
 

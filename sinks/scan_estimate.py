@@ -1,5 +1,6 @@
 """An upper bound of the bytes a query reads from one table: the sizes of the data files Iceberg's scan
-planning keeps after partition and min/max pruning with the query's simple predicates on that table.
+planning keeps after partition and min/max pruning with the query's simple predicates on that table, in the
+snapshot the query reads (the current one, or the one a time-travel clause names).
 
 The predicates come from the SQL front (conjuncts that hold for every row read); anything that cannot be
 turned into an Iceberg expression is dropped, which only makes the bound larger, never wrong.
@@ -69,16 +70,29 @@ def to_expression(predicates: Sequence[Predicate], columns: set[str]) -> Boolean
     return expression
 
 
-def estimate_bytes(handle: Any, predicates: Sequence[Predicate]) -> int:
-    """Bytes of the data files a scan with ``predicates`` would read from the current snapshot."""
-    if handle.current_snapshot() is None:
+def snapshot_schema(handle: Any, snapshot_id: int | None) -> Any:
+    """The schema a reader of the snapshot sees: the snapshot's own (columns added later are not in it), the
+    current one for the current snapshot; None when the table has no such snapshot."""
+    snapshot = handle.current_snapshot() if snapshot_id is None else handle.snapshot_by_id(snapshot_id)
+    if snapshot is None:
+        return None
+    if snapshot_id is None or snapshot.schema_id is None:
+        return handle.schema()
+    return handle.schemas().get(snapshot.schema_id, handle.schema())
+
+
+def estimate_bytes(handle: Any, predicates: Sequence[Predicate], snapshot_id: int | None = None) -> int:
+    """Bytes of the data files a scan with ``predicates`` would read from the snapshot ``snapshot_id`` (None:
+    the current one)."""
+    schema = snapshot_schema(handle, snapshot_id)
+    if schema is None:
         return 0
-    columns = {field.name for field in handle.schema().fields}
+    columns = {field.name for field in schema.fields}
     expression = to_expression(predicates, columns)
     try:
-        tasks = handle.scan(row_filter=expression).plan_files()
+        tasks = handle.scan(row_filter=expression, snapshot_id=snapshot_id).plan_files()
     except (TypeError, ValueError) as exc:
         # A literal Iceberg cannot bind to the column's type: plan without the predicates.
         log.info("scan estimate without predicates", extra={"reason": str(exc)[:200]})
-        tasks = handle.scan().plan_files()
+        tasks = handle.scan(snapshot_id=snapshot_id).plan_files()
     return int(sum(task.file.file_size_in_bytes for task in tasks))

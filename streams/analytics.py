@@ -54,6 +54,7 @@ from sinks.query_engine import (
     QueryInterrupted,
     TableSource,
     readable_path,
+    source_key,
     stream_query,
 )
 from streams.app import raw_topic
@@ -323,9 +324,10 @@ class AnalyticsRuntime(WorkerRuntime):
     def _metadata(self, company_id: str, plan: QueryPlan) -> dict[str, TableSource]:
         found: dict[str, TableSource] = {}
         for view in plan.views:
-            snapshot = self.reads.snapshot(company_id, view.table_id)
+            snapshot = self.reads.snapshot(company_id, view.table_id, view.snapshot_id)
             files = None if snapshot.data_files is None else tuple(map(readable_path, snapshot.data_files))
-            found[view.table_id] = TableSource(readable_path(snapshot.metadata_location), files)
+            location = readable_path(snapshot.metadata_location)
+            found[source_key(view)] = TableSource(location, files, view.snapshot_id)
         return found
 
     async def reconcile(self) -> None:

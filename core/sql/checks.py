@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from sqlglot import exp
 
+from core.sql.as_of import version_as_of
 from core.sql.functions import ALLOWED_ANONYMOUS, ALLOWED_FUNCTIONS
 from core.sql.model import SqlError
 
@@ -87,6 +88,10 @@ def _check_node(node: exp.Expr) -> None:
                 "Only pure functions may be called: no file, system, catalog or settings functions",
             )
         return
+    if isinstance(node, exp.Version):
+        # Time travel: its table checks where it stands; here only its form (its literal is walked on).
+        version_as_of(node)
+        return
     if not isinstance(node, _NODES):
         raise forbidden(f"{node.key.upper()} is not allowed in a query")
     if isinstance(node, exp.Select):
@@ -152,8 +157,16 @@ def _check_table(table: exp.Table) -> None:
         raise SqlError(
             "UNKNOWN_TABLE", f'Table "{table.sql(dialect="trino")}" does not exist or you cannot read it'
         )
-    if _unexpected_args(table, {"this", "alias", "db", "catalog"}):
-        raise forbidden("Table modifiers are not supported", "Name the table and an optional alias only")
+    if _unexpected_args(table, {"this", "alias", "db", "catalog", "version"}):
+        raise forbidden(
+            "Table modifiers are not supported",
+            "Name the table, an optional FOR VERSION AS OF or FOR TIMESTAMP AS OF, and an optional alias",
+        )
+    if table.args.get("version") and is_cte_reference(table):
+        raise forbidden(
+            f'"{table.name}" is a WITH query: only tables can be read as of a snapshot',
+            "Put FOR VERSION AS OF or FOR TIMESTAMP AS OF on the table inside the WITH query",
+        )
     if _FILE_LIKE.search(table.name):
         raise forbidden(
             f'"{table.name}" is not a table name', "Files and URLs cannot be read; name one of your tables"

@@ -30,6 +30,7 @@ from sqlglot.optimizer.annotate_types import annotate_types
 from sqlglot.optimizer.qualify import qualify
 
 from core.sql import tree_budget
+from core.sql.as_of import ref_key, table_ref
 from core.sql.budget import check_text, too_deep
 from core.sql.checks import check_tree, is_cte_reference, real_tables, statement_error
 from core.sql.functions import translate
@@ -43,6 +44,7 @@ from core.sql.model import (
     QueryColumn,
     QueryTable,
     SqlError,
+    TableRef,
     columns_hint,
     view_name,
 )
@@ -59,6 +61,7 @@ __all__ = [
     "QueryColumn",
     "QueryTable",
     "SqlError",
+    "TableRef",
     "compile_query",
     "parse_query",
     "partition_predicates",
@@ -112,11 +115,14 @@ def _parse_checked(sql: str, tokens: int) -> ParsedQuery:
         raise error
     check_tree(tree)
     names: list[str] = []
+    refs: list[TableRef] = []
     for table in sorted(real_tables(tree), key=lambda t: int(t.this.meta.get("start", 0))):
-        name = table.name.lower()
-        if name not in names:
-            names.append(name)
-    return ParsedQuery(tree, tuple(names), tokens)
+        ref = table_ref(table)
+        if ref.name not in names:
+            names.append(ref.name)
+        if ref not in refs:
+            refs.append(ref)
+    return ParsedQuery(tree, tuple(names), tokens, tuple(refs))
 
 
 def _type_sql(column_type: ColumnType) -> str:
@@ -140,11 +146,11 @@ def _column_error(exc: OptimizeError, tree: exp.Expr, tables: Mapping[str, Query
         return SqlError(
             "UNKNOWN_COLUMN", f'Column "{name}" is ambiguous', f"Qualify it with its table: {choices}"
         )
-    aliases = {t.alias_or_name.lower(): t.name.lower() for t in real_tables(tree)}
+    aliases = {t.alias_or_name.lower(): ref_key(t) for t in real_tables(tree)}
     table = aliases.get(qualifier) if qualifier else (next(iter(tables)) if len(tables) == 1 else None)
     shown = f"{qualifier}.{name}" if qualifier else name
     known = tables.get(table) if table is not None else None
-    message = f'Column "{shown}" does not exist' + (f' in table "{table}"' if known is not None else "")
+    message = f'Column "{shown}" does not exist' + (f' in table "{known.ref.label}"' if known else "")
     listed = [known] if known is not None else list(tables.values())
     return SqlError("UNKNOWN_COLUMN", message, columns_hint(listed))
 
@@ -160,12 +166,13 @@ def _wrap_values(tree: exp.Values) -> exp.Expr:
 
 
 def compile_query(parsed: ParsedQuery, tables: Mapping[str, QueryTable]) -> CompiledQuery:
-    """Resolve ``parsed`` against the caller's tables and write it as DuckDB SQL over the views. A query whose
+    """Resolve ``parsed`` against the caller's tables (by ``TableRef.key``: a table read as of a snapshot has
+    its own entry, with the columns it had then) and write it as DuckDB SQL over the views. A query whose
     ``*`` would expand past ``core.sql.tree_budget``'s limit is a PARSE_ERROR."""
-    for name in parsed.table_names:
-        if name not in tables:
-            raise SqlError("UNKNOWN_TABLE", f'Table "{name}" does not exist or you cannot read it')
-    used = {name: tables[name] for name in parsed.table_names}
+    for ref in parsed.refs:
+        if ref.key not in tables:
+            raise SqlError("UNKNOWN_TABLE", f'Table "{ref.name}" does not exist or you cannot read it')
+    used = {ref.key: tables[ref.key] for ref in parsed.refs}
     try:
         tree_budget.check_stars(parsed.tree, used, parsed.tokens)
         return _compile_checked(parsed, used)
@@ -180,6 +187,7 @@ def _compile_checked(parsed: ParsedQuery, used: Mapping[str, QueryTable]) -> Com
     tree = parsed.tree.copy()
     if isinstance(tree, exp.Values):
         tree = _wrap_values(tree)
+    _name_readings(tree)
     try:
         tree = qualify(tree, schema=schema, dialect="trino", validate_qualify_columns=True, identify=True)
         tree = annotate_types(tree, schema=schema, dialect="trino")
@@ -192,18 +200,43 @@ def _compile_checked(parsed: ParsedQuery, used: Mapping[str, QueryTable]) -> Com
     masked = masked_outputs(tree, used)
     carries_json = json_outputs(tree, used)
     translate(tree)
-    views = {name: view_name(name) for name in parsed.table_names}
+    views = _view_names(parsed.refs)
     for table in list(tree.find_all(exp.Table)):
         if is_cte_reference(table):
             continue
-        name = table.name.lower()
+        key = table.name.lower()
         if not table.alias:
-            table.set("alias", exp.TableAlias(this=exp.to_identifier(name, quoted=True)))
-        table.set("this", exp.to_identifier(views[name], quoted=True))
+            table.set("alias", exp.TableAlias(this=exp.to_identifier(key, quoted=True)))
+        table.set("this", exp.to_identifier(views[key], quoted=True))
     output_names = tuple(tree.named_selects)
     sql = tree.sql(dialect="duckdb", identify=True, comments=False, copy=False)  # the tree is not used again
     _recheck(sql)
-    return CompiledQuery(sql, views, output_names, masked, parsed.table_names, carries_json)
+    refs = tuple(ref.key for ref in parsed.refs)
+    return CompiledQuery(sql, views, output_names, masked, parsed.table_names, carries_json, refs)
+
+
+def _name_readings(tree: exp.Expr) -> None:
+    """Name each table read as of a snapshot by its reading's key, aliased to the table's name, so that
+    qualification resolves it against the columns it had then and ``t.col`` keeps working."""
+    for table in list(real_tables(tree)):
+        if not table.args.get("version"):
+            continue
+        ref = table_ref(table)
+        table.set("version", None)
+        if not table.alias:
+            table.set("alias", exp.TableAlias(this=exp.to_identifier(ref.name)))
+        table.set("this", exp.to_identifier(ref.key, quoted=True))
+
+
+def _view_names(refs: tuple[TableRef, ...]) -> dict[str, str]:
+    """Each reading's view: ``t#svc`` for the table now, ``t@1#svc``, ``t@2#svc``... as of snapshots."""
+    views: dict[str, str] = {}
+    for ref in refs:
+        if ref.as_of is None:
+            views[ref.key] = view_name(ref.name)
+        else:
+            views[ref.key] = view_name(f"{ref.name}@{len(views) + 1}")
+    return views
 
 
 def partition_predicates(

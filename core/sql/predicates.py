@@ -15,6 +15,7 @@ from decimal import Decimal, InvalidOperation
 
 from sqlglot import exp
 
+from core.sql.as_of import ref_key
 from core.sql.checks import real_tables
 from core.sql.model import ParsedQuery, Predicate, QueryTable
 from schemas.column_types import ColumnKind
@@ -135,10 +136,11 @@ def _usable_on(join: exp.Join, table: exp.Table) -> bool:
 def partition_predicates(
     parsed: ParsedQuery, tables: Mapping[str, QueryTable]
 ) -> dict[str, list[list[Predicate]]]:
-    """Per referenced table, one list of conjuncts per occurrence (the caller ORs the occurrences)."""
-    result: dict[str, list[list[Predicate]]] = {name: [] for name in parsed.table_names}
+    """Per reading of a table (``TableRef.key``), one list of conjuncts per occurrence (the caller ORs the
+    occurrences)."""
+    result: dict[str, list[list[Predicate]]] = {ref.key: [] for ref in parsed.refs}
     for table in real_tables(parsed.tree):
-        name = table.name.lower()
+        name = ref_key(table)
         shape = tables.get(name)
         if shape is None:
             continue

@@ -5,9 +5,11 @@ company's SQL holds an ingress thread, or the GIL, for long. Worker and ingress 
 pickle: the same workers run untrusted scripts), so every value that crosses is encoded here, typed:
 
 - the visible tables: ``QueryTable`` → ``{"sqlName", "columns": [{"name", "type", "masked"}],
-  "partitionColumns"}`` with the type as the interface writes it (``DECIMAL(12,2)``);
+  "partitionColumns", "asOf"}`` with the type as the interface writes it (``DECIMAL(12,2)``) and ``asOf``
+  null, ``{"snapshotId": "<digits>"}`` (a string: 64-bit ids) or ``{"timestamp": "<ISO, UTC>"}``;
+- a table's reading: ``TableRef`` → ``{"name", "asOf"}``;
 - the compiled query: ``CompiledQuery`` → ``{"sql", "views", "outputNames", "maskedOutputs", "tables",
-  "jsonOutputs"}``;
+  "jsonOutputs", "refs"}``;
 - partition predicates: ``[column, op, value]`` with the value tagged by its Python type (``{"date":
   "2024-01-05"}``, ``{"decimal": "10.50"}``, ``{"datetime": "2024-01-05T10:00:00+00:00"}``, ...), so dates,
   timestamps (aware or naive), decimals and floats come back equal;
@@ -23,10 +25,43 @@ from typing import Any
 
 from core.sql.budget import too_deep
 from core.sql.front import compile_query, parse_query, partition_predicates
-from core.sql.model import CompiledQuery, MaskedOutput, Predicate, QueryColumn, QueryTable, SqlError
+from core.sql.model import (
+    AsOf,
+    CompiledQuery,
+    MaskedOutput,
+    Predicate,
+    QueryColumn,
+    QueryTable,
+    SqlError,
+    TableRef,
+)
 from schemas.column_types import parse_column_type
 
 Predicates = dict[str, list[list[Predicate]]]
+
+
+def encode_as_of(as_of: AsOf | None) -> dict[str, Any] | None:
+    if as_of is None:
+        return None
+    if as_of.snapshot_id is not None:
+        return {"snapshotId": str(as_of.snapshot_id)}
+    return {"timestamp": as_of.moment.isoformat()}
+
+
+def decode_as_of(data: Mapping[str, Any] | None) -> AsOf | None:
+    if data is None:
+        return None
+    if data.get("snapshotId") is not None:
+        return AsOf(snapshot_id=int(data["snapshotId"]))
+    return AsOf(timestamp=datetime.fromisoformat(str(data["timestamp"])))
+
+
+def encode_ref(ref: TableRef) -> dict[str, Any]:
+    return {"name": ref.name, "asOf": encode_as_of(ref.as_of)}
+
+
+def decode_ref(data: Mapping[str, Any]) -> TableRef:
+    return TableRef(str(data["name"]), decode_as_of(data.get("asOf")))
 
 
 def encode_table(table: QueryTable) -> dict[str, Any]:
@@ -34,6 +69,7 @@ def encode_table(table: QueryTable) -> dict[str, Any]:
         "sqlName": table.sql_name,
         "columns": [{"name": c.name, "type": str(c.type), "masked": c.masked} for c in table.columns],
         "partitionColumns": list(table.partition_columns),
+        "asOf": encode_as_of(table.as_of),
     }
 
 
@@ -42,7 +78,8 @@ def decode_table(data: Mapping[str, Any]) -> QueryTable:
         QueryColumn(str(c["name"]), parse_column_type(str(c["type"])), bool(c["masked"]))
         for c in data["columns"]
     )
-    return QueryTable(str(data["sqlName"]), columns, tuple(str(p) for p in data["partitionColumns"]))
+    partitions = tuple(str(p) for p in data["partitionColumns"])
+    return QueryTable(str(data["sqlName"]), columns, partitions, decode_as_of(data.get("asOf")))
 
 
 def encode_compiled(compiled: CompiledQuery) -> dict[str, Any]:
@@ -55,6 +92,7 @@ def encode_compiled(compiled: CompiledQuery) -> dict[str, Any]:
         ],
         "tables": list(compiled.tables),
         "jsonOutputs": list(compiled.json_outputs),
+        "refs": list(compiled.refs),
     }
 
 
@@ -69,6 +107,7 @@ def decode_compiled(data: Mapping[str, Any]) -> CompiledQuery:
         ),
         tables=tuple(str(t) for t in data["tables"]),
         json_outputs=tuple(bool(j) for j in data["jsonOutputs"]),
+        refs=tuple(str(r) for r in data["refs"]),
     )
 
 
@@ -142,9 +181,10 @@ def decode_error(data: Mapping[str, Any]) -> SqlError | None:
 
 
 def parse_task(payload: Mapping[str, Any]) -> dict[str, Any]:
-    """The sandbox task "sql_parse": ``{"sql"}`` → ``{"tables": [names]}`` or ``{"error"}``."""
+    """The sandbox task "sql_parse": ``{"sql"}`` → ``{"tables": [names], "refs": [ref]}`` or ``{"error"}``."""
     try:
-        return {"tables": list(parse_query(str(payload["sql"])).table_names)}
+        parsed = parse_query(str(payload["sql"]))
+        return {"tables": list(parsed.table_names), "refs": [encode_ref(ref) for ref in parsed.refs]}
     except SqlError as error:
         return encode_error(error)
     except RecursionError:
@@ -155,7 +195,7 @@ def compile_task(payload: Mapping[str, Any]) -> dict[str, Any]:
     """The sandbox task "sql_compile": ``{"sql", "tables": [table]}`` → ``{"compiled", "predicates"}`` or
     ``{"error"}``; the tables are the ones the caller may see, exactly as ``encode_table`` writes them."""
     try:
-        tables = {t.sql_name: t for t in (decode_table(data) for data in payload["tables"])}
+        tables = {t.ref.key: t for t in (decode_table(data) for data in payload["tables"])}
         parsed = parse_query(str(payload["sql"]))
         compiled = compile_query(parsed, tables)
         predicates = partition_predicates(parsed, tables)

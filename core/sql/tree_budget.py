@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from sqlglot import exp
 
+from core.sql.as_of import ref_key
 from core.sql.budget import LIMITS, SqlLimits
 from core.sql.model import QueryTable, SqlError
 
@@ -91,7 +92,7 @@ class _Widths:
             if cte is not None:
                 width = self.query(cte)
             else:
-                shape = self.tables.get(node.name.lower())
+                shape = self.tables.get(ref_key(node))
                 width = len(shape.columns) if shape is not None else 0
             joined = sum(self.query(join.this) for join in node.args.get("joins") or [])
             return _aliased(node, width) + joined

@@ -4,11 +4,13 @@ the credential, issued only to the caller who ran the job and valid for 5 minute
 
 Every one of them checks first that the reader's current grant lets them read the job's output
 (``ingress/job_access.py``); the link checks again when it is followed, with its user's grant of that
-moment. Downloads stream from the stored file in bounded pieces (``sinks/result_downloads.py``)."""
+moment. Downloads (CSV, Parquet, JSON Lines) stream from the stored file in bounded pieces
+(``sinks/result_downloads.py``)."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,11 +30,21 @@ from schemas.admin import Principal
 from schemas.base import iso_utc
 from schemas.jobs import MAX_PAGE_SIZE, DownloadRequest, JobResultsRequest
 from sinks.db import jobs, tenancy
-from sinks.result_downloads import csv_chunks, parquet_chunks
+from sinks.objectstore import ObjectStore
+from sinks.result_downloads import csv_chunks, jsonl_chunks, parquet_chunks
 
 router = APIRouter(prefix="/clients/svcdb/analytics", tags=["analytics"])
 DOWNLOAD_SECONDS = 300
 _PURPOSE = "job-download"
+_Chunks = Callable[
+    [ObjectStore, str, Sequence[dict[str, Any]], dict[str, bool], bool, Callable[[str], str]], Iterator[bytes]
+]
+# A link's format: what renders it, its content type and its file name's extension.
+_FORMATS: dict[str, tuple[_Chunks, str, str]] = {
+    "CSV": (csv_chunks, "text/csv; charset=utf-8", "csv"),
+    "PARQUET": (parquet_chunks, "application/vnd.apache.parquet", "parquet"),
+    "JSONL": (jsonl_chunks, "application/x-ndjson", "jsonl"),
+}
 
 
 def _results(svc: Services, caller: Principal, body: JobResultsRequest) -> dict[str, Any]:
@@ -122,14 +134,9 @@ def download_result(token: str, svc: Svc) -> StreamingResponse:
     allowed = {str(c["tableId"]): c["tableId"] in shown for c in stored if c.get("masked")}
     decrypt = svc.masker.decryptor(company_id)
     reveal = bool(shown)
-    if claims["format"] == "PARQUET":
-        return StreamingResponse(
-            parquet_chunks(svc.store, key, stored, allowed, reveal, decrypt),
-            media_type="application/vnd.apache.parquet",
-            headers={"Content-Disposition": f'attachment; filename="{job_id}.parquet"'},
-        )
+    chunks, media_type, extension = _FORMATS.get(str(claims["format"]), _FORMATS["CSV"])
     return StreamingResponse(
-        csv_chunks(svc.store, key, stored, allowed, reveal, decrypt),
-        media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{job_id}.csv"'},
+        chunks(svc.store, key, stored, allowed, reveal, decrypt),
+        media_type=media_type,
+        headers={"Content-Disposition": f'attachment; filename="{job_id}.{extension}"'},
     )

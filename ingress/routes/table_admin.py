@@ -1,11 +1,14 @@
 """Table administration on the poweruser API: ``{base_url}/svc_poweruser/analytics/tables/...``.
 
 Company admins create and drop tables, add columns (safe widenings only), edit the semantic layer against an
-expected version, and grant READ or WRITE with row filters and hidden columns.
+expected version, and grant READ or WRITE with row filters and hidden columns. Anyone with READ on a table
+lists its snapshots (the versions time travel reads).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 
 from fastapi import APIRouter
@@ -15,19 +18,24 @@ from ingress.analytics_errors import analytics_error
 from ingress.deps import DbSession, PoweruserCaller, Svc
 from ingress.table_specs import column_def, register_table, stored_column
 from schemas.admin import Principal
+from schemas.base import iso_utc
 from schemas.column_types import is_safe_widening, parse_column_type
 from schemas.tables import (
     AddColumnRequest,
     CreatedTable,
     CreateTableRequest,
     GrantTableRequest,
+    SnapshotsAnswer,
+    SnapshotsRequest,
     TableIdRequest,
+    TableSnapshot,
     Updated,
     UpdateSemanticsRequest,
 )
 from sinks.db import tables, tenancy
 from sinks.db.models import AnalyticsTable, utcnow
 from sinks.iceberg import catalog as iceberg
+from sinks.iceberg.snapshots import SnapshotInfo, list_snapshots
 
 router = APIRouter(prefix="/svc_poweruser/analytics/tables", tags=["analytics administration"])
 
@@ -147,3 +155,57 @@ def grant_table(body: GrantTableRequest, caller: PoweruserCaller, session: DbSes
             raise analytics_error("INVALID_SCHEMA", str(exc)) from exc
     tables.set_grant(session, table, user.id, body.level, row_filter, body.hidden_columns, body.can_reveal)
     return Updated(updated=True)
+
+
+def _snapshots_cursor(text: str | None) -> tuple[int, int, int] | None:
+    """The position a snapshots cursor names; 400 INVALID_REQUEST for text this service did not issue."""
+    if not text:
+        return None
+    try:
+        parts = base64.urlsafe_b64decode(text.encode()).decode().split(":")
+        committed_ms, sequence, snapshot_id = (int(part) for part in parts)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise analytics_error(
+            "INVALID_REQUEST",
+            "cursor: not a cursor this service issued",
+            "Send the nextCursor of the previous page as it was, or no cursor for the first page",
+        ) from None
+    return committed_ms, sequence, snapshot_id
+
+
+@router.post("/snapshots", response_model=SnapshotsAnswer, response_model_by_alias=True)
+def snapshots(
+    body: SnapshotsRequest, caller: PoweruserCaller, session: DbSession, svc: Svc
+) -> SnapshotsAnswer:
+    """The table's snapshots, newest first: the versions `FOR VERSION AS OF` and `FOR TIMESTAMP AS OF` read.
+    READ on the table is enough, as for describe; the counts are the whole table's, as describe's are."""
+    after = _snapshots_cursor(body.cursor)
+    table = tables.get(session, caller.company_id, body.table_id)
+    if table is None:
+        raise analytics_error("NOT_FOUND", f"Table {body.table_id} not found")
+    access = tables.access(session, caller.company_id, caller.user_id, caller.is_admin, table.id)
+    if not access.allows("READ"):
+        raise analytics_error("FORBIDDEN", f"READ permission on table {table.sql_name} is required")
+    found = list_snapshots(svc.reads.table(caller.company_id, table.id))
+    if after is not None:
+        found = [snapshot for snapshot in found if snapshot.position < after]
+    page = found[: body.limit]
+    more = len(found) > body.limit
+    return SnapshotsAnswer(
+        snapshots=[
+            TableSnapshot(
+                snapshot_id=str(snapshot.snapshot_id),
+                committed_at=str(iso_utc(snapshot.committed_at)),
+                operation=snapshot.operation,
+                added_rows=snapshot.added_rows,
+                added_files=snapshot.added_files,
+                total_rows=snapshot.total_rows,
+            )
+            for snapshot in page
+        ],
+        next_cursor=_next_cursor(page[-1]) if more else None,
+    )
+
+
+def _next_cursor(snapshot: SnapshotInfo) -> str:
+    return base64.urlsafe_b64encode(":".join(map(str, snapshot.position)).encode()).decode()

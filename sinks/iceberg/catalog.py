@@ -23,6 +23,7 @@ from pyiceberg.exceptions import (
     NoSuchTableError,
     TableAlreadyExistsError,
 )
+from pyiceberg.io import PY_IO_IMPL
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.table import Table
 from pyiceberg.transforms import (
@@ -47,6 +48,7 @@ from schemas.column_types import (
     validate_columns,
 )
 from sinks.db.engine import with_postgres_connect_args
+from sinks.iceberg.durable_io import DURABLE_FILE_IO
 from sinks.iceberg.exceptions import CommitConflict, InvalidSchema, TableExists, TableNotFound
 from sinks.iceberg.types import iceberg_schema, iceberg_type
 
@@ -55,6 +57,9 @@ if TYPE_CHECKING:
 
 CATALOG_NAME = "svc"
 COLUMNS_PROPERTY = "svc.columns"
+# A FileIO property (every table's FileIO gets the catalog's properties): seconds the writer holds a commit
+# whose files are written before it asks the catalog to name them, for crash tests only (writer.py).
+PAUSE_BEFORE_COMMIT = "svc.pause-before-commit-seconds"
 # pyiceberg's own commit retry re-applies a snapshot on top of whatever won the race, which would
 # append a load twice when the winner was the same load; writer.py retries after checking instead.
 # Manifests are merged and old metadata files deleted because a streaming writer commits every second.
@@ -124,13 +129,15 @@ def storage_properties(settings: Settings) -> dict[str, str]:
 
 def catalog_for(settings: Settings) -> SqlCatalog:
     """The service's catalog: in the metadata DB, over the configured warehouse and its storage access."""
-    return make_catalog(
-        settings.resolved_database_url, settings.resolved_warehouse, **storage_properties(settings)
-    )
+    properties = storage_properties(settings)
+    if settings.table_pause_before_commit_seconds:
+        properties[PAUSE_BEFORE_COMMIT] = str(settings.table_pause_before_commit_seconds)
+    return make_catalog(settings.resolved_database_url, settings.resolved_warehouse, **properties)
 
 
 def make_catalog(database_url: str, warehouse: str, **properties: str) -> SqlCatalog:
-    """The SQL catalog in the metadata DB; extra properties (e.g. `s3.endpoint`) go to pyiceberg's FileIO."""
+    """The SQL catalog in the metadata DB; extra properties (e.g. `s3.endpoint`) go to pyiceberg's FileIO,
+    `durable_io.DurableFileIO`: on a local warehouse it fsyncs every file before a commit names it."""
     uri = database_url
     if uri.startswith("postgresql://"):
         uri = "postgresql+psycopg://" + uri.removeprefix("postgresql://")
@@ -143,7 +150,7 @@ def make_catalog(database_url: str, warehouse: str, **properties: str) -> SqlCat
     location = warehouse_location(warehouse)
     # Pooled connections are checked before use: after the database restarts, the first catalog call gets
     # a new connection instead of failing on one the server closed.
-    properties = {"pool_pre_ping": "true", **properties}
+    properties = {"pool_pre_ping": "true", PY_IO_IMPL: DURABLE_FILE_IO, **properties}
     try:
         catalog = SqlCatalog(CATALOG_NAME, uri=uri, warehouse=location, **properties)
     except SQLAlchemyError as error:

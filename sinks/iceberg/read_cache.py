@@ -1,4 +1,4 @@
-"""Cheap reads of a table's current state for the query path.
+"""Cheap reads of a table's current state (or of one of its snapshots, for time travel) for the query path.
 
 The current metadata file of a table is one indexed row of the catalog (``iceberg_tables``); reading it is
 a fraction of a millisecond, while loading the table (parsing that file) and planning a scan (reading the
@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from sinks.iceberg import catalog as iceberg
 from sinks.iceberg.exceptions import TableNotFound
-from sinks.scan_estimate import Predicate, estimate_bytes
+from sinks.scan_estimate import Predicate, estimate_bytes, snapshot_schema
 
 V = TypeVar("V")
 
@@ -70,16 +70,19 @@ class Snapshot:
     data_files: tuple[str, ...] | None
 
 
-def _snapshot(handle: Any) -> Snapshot:
+def _snapshot(handle: Any, snapshot_id: int | None = None) -> Snapshot:
+    """``snapshot_id`` None: the current snapshot. A snapshot the table no longer holds (expired since the
+    query was planned) is left to the Iceberg extension, which refuses it by its id."""
     location = str(handle.metadata_location)
-    if handle.current_snapshot() is None:
-        return Snapshot(location, ())
-    tasks = list(handle.scan().plan_files())
+    schema = snapshot_schema(handle, snapshot_id)
+    if schema is None:
+        return Snapshot(location, () if snapshot_id is None else None)
+    tasks = list(handle.scan(snapshot_id=snapshot_id).plan_files())
     if any(task.delete_files for task in tasks):
         return Snapshot(location, None)
     # A column added after every file was written is in no file: only Iceberg's reader fills it in.
     written = set().union(*(task.file.value_counts or {} for task in tasks)) if tasks else set()
-    if any(field.field_id not in written for field in handle.schema().fields):
+    if any(field.field_id not in written for field in schema.fields):
         return Snapshot(location, None)
     return Snapshot(location, tuple(str(task.file.file_path) for task in tasks))
 
@@ -99,17 +102,19 @@ class TableReads:
             location, lambda: iceberg.load_table(self._catalog, company_id, table_id)
         )
 
-    def snapshot(self, company_id: str, table_id: str) -> Snapshot:
+    def snapshot(self, company_id: str, table_id: str, snapshot_id: int | None = None) -> Snapshot:
+        """The current snapshot, or the one with ``snapshot_id`` (time travel)."""
         location = metadata_location(self._catalog, company_id, table_id)
         return self._snapshots.get_or_make(
-            location,
+            (location, snapshot_id),
             lambda: _snapshot(
                 self._tables.get_or_make(
                     location, lambda: iceberg.load_table(self._catalog, company_id, table_id)
-                )
+                ),
+                snapshot_id,
             ),
         )
 
-    def estimate(self, handle: Any, predicates: Sequence[Predicate]) -> int:
-        key = (str(handle.metadata_location), repr(list(predicates)))
-        return self._estimates.get_or_make(key, lambda: estimate_bytes(handle, predicates))
+    def estimate(self, handle: Any, predicates: Sequence[Predicate], snapshot_id: int | None = None) -> int:
+        key = (str(handle.metadata_location), snapshot_id, repr(list(predicates)))
+        return self._estimates.get_or_make(key, lambda: estimate_bytes(handle, predicates, snapshot_id))

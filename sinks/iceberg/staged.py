@@ -86,7 +86,7 @@ def commit_staged(
         with _appending(transaction, properties) as appending:
             for data_file in staged.data_files:
                 appending.append_data_file(data_file)
-        if _commit(transaction, attempt, max_attempts):
+        if _commit(table, transaction, attempt, max_attempts):
             _expire_now_and_then(table)
             return StagedOutcome(True, staged, _head_id(table), attempt)
     raise AssertionError("unreachable: _commit raises on the last attempt")

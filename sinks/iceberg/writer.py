@@ -34,7 +34,7 @@ from pyiceberg.table.snapshots import Snapshot
 from pyiceberg.types import LongType
 
 from schemas.column_types import LOAD_ID_COLUMN, RECORD_ID_COLUMN
-from sinks.iceberg.catalog import TABLE_PROPERTIES
+from sinks.iceberg.catalog import PAUSE_BEFORE_COMMIT, TABLE_PROPERTIES
 from sinks.iceberg.convert import repeated, sequence
 from sinks.iceberg.exceptions import CommitConflict
 
@@ -220,7 +220,7 @@ def append(
         }
         transaction = table.transaction()
         transaction.append(data, snapshot_properties=properties)
-        if _commit(transaction, attempt, max_attempts):
+        if _commit(table, transaction, attempt, max_attempts):
             committed = tuple(load_id for load_id, _ in pending)
             _expire_now_and_then(table)
             return AppendOutcome(committed, skipped, data.num_rows, first, _head_id(table), attempt)
@@ -270,7 +270,7 @@ def _mutate(
             transaction.delete(predicate, snapshot_properties=properties)
         # Always appended, even empty, so the commit carries the op id when nothing matched too.
         transaction.append(rows, snapshot_properties=properties)
-        if _commit(transaction, attempt, max_attempts):
+        if _commit(table, transaction, attempt, max_attempts):
             _expire_now_and_then(table)
             return MutationOutcome(True, matched.num_rows, rows.num_rows, _head_id(table), attempt)
     raise AssertionError("unreachable: _commit raises on the last attempt")
@@ -284,7 +284,10 @@ def _prepare(table: Table) -> None:
             transaction.set_properties({_RETRY_KEY: TABLE_PROPERTIES[_RETRY_KEY]})
 
 
-def _commit(transaction: Transaction, attempt: int, max_attempts: int) -> bool:
+def _commit(table: Table, transaction: Transaction, attempt: int, max_attempts: int) -> bool:
+    """Commit what `transaction` staged (its data files, manifests and manifest list are written and, on a
+    local warehouse, fsynced: `durable_io`); False after a lost race, CommitConflict after the last."""
+    _pause_before_commit(table)
     try:
         transaction.commit_transaction()
     except (CommitFailedException, ValidationException) as error:
@@ -294,6 +297,14 @@ def _commit(transaction: Transaction, attempt: int, max_attempts: int) -> bool:
         time.sleep(min(0.02 * 2**attempt, 1.0) * random.uniform(0.5, 1.5))  # noqa: S311 - not security
         return False
     return True
+
+
+def _pause_before_commit(table: Table) -> None:
+    """Crash tests kill the writer here: every file of the commit is written, no snapshot names them yet."""
+    seconds = float(table.io.properties.get(PAUSE_BEFORE_COMMIT) or 0)
+    if seconds > 0:
+        logger.warning("pausing before a commit", extra={"table": table.name()[-1], "seconds": seconds})
+        time.sleep(seconds)
 
 
 def _head_id(table: Table) -> int | None:
