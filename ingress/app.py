@@ -25,6 +25,7 @@ from ingress.routes import (
     job_results,
     loads,
     scheduled_events,
+    scheduled_preview,
     table_admin,
     webhook_trigger,
 )
@@ -136,6 +137,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(job_results.router)
     app.include_router(loads.router)
     app.include_router(scheduled_events.router)
+    app.include_router(scheduled_preview.router)
     app.include_router(intake.router)
     app.add_middleware(TriggerFastPath, services=lambda: app.state.services)
     app.add_middleware(errors.DatabaseOutage)  # around the fast path, which FastAPI's handlers never see

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from schemas.base import RequestModel, WireModel
 
 
 class EmptyRequest(RequestModel):
-    pass
+    model_config = ConfigDict(json_schema_extra={"examples": [{}]})
 
 
 class WhoAmI(WireModel):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from schemas.base import RequestModel, WireModel
+from schemas.examples import intake as examples
 
 MIN_PART_BYTES = 5 * 1024 * 1024
 MAX_PARTS = 10_000
@@ -20,6 +21,7 @@ class UploadRef(RequestModel):
 
 
 class InitiateRequest(RequestModel):
+    model_config = ConfigDict(json_schema_extra=examples.INITIATE)
     file_name: str = Field(min_length=1, max_length=1024)
 
 
@@ -31,6 +33,7 @@ class InitiateAnswer(WireModel):
 
 
 class PartUrlsRequest(UploadRef):
+    model_config = ConfigDict(json_schema_extra=examples.PART_URLS)
     part_numbers: list[PartNumber] = Field(min_length=1, max_length=MAX_PARTS)
 
     @field_validator("part_numbers")
@@ -48,6 +51,7 @@ class PartUrlsAnswer(WireModel):
 
 
 class CompleteRequest(UploadRef):
+    model_config = ConfigDict(json_schema_extra=examples.COMPLETE)
     part_e_tags: dict[PartNumber, Annotated[str, Field(min_length=1, max_length=128)]] = Field(
         alias="partETags", min_length=1, max_length=MAX_PARTS
     )
@@ -61,6 +65,8 @@ class CompleteAnswer(WireModel):
 
 class AbortRequest(UploadRef):
     """Ends an incomplete upload: its parts are deleted and its quota is freed."""
+
+    model_config = ConfigDict(json_schema_extra=examples.ABORT)
 
 
 class AbortAnswer(WireModel):

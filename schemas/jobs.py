@@ -6,9 +6,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from schemas.base import RequestModel, WireModel
+from schemas.examples import jobs as examples
 
 MAX_WAIT_MS = 20_000
 PREVIEW_ROWS = 200
@@ -36,11 +37,13 @@ class JobState(StrEnum):
 
 
 class EstimateRequest(RequestModel):
+    model_config = ConfigDict(json_schema_extra=examples.ESTIMATE)
     table_id: str = Field(min_length=1, max_length=100)
     sql: str
 
 
 class QueryRequest(RequestModel):
+    model_config = ConfigDict(json_schema_extra=examples.QUERY)
     table_id: str = Field(min_length=1, max_length=100)
     sql: str
     # No `le` on the row counts: a count over its cap is 413 ROW_LIMIT, checked by the route, not a 400.
@@ -56,15 +59,18 @@ class QueryRequest(RequestModel):
 
 
 class JobRequest(RequestModel):
+    model_config = ConfigDict(json_schema_extra=examples.JOB)
     table_id: str = Field(min_length=1, max_length=100)
     job_id: str = Field(min_length=1, max_length=100)
 
 
 class JobStatusRequest(JobRequest):
+    model_config = ConfigDict(json_schema_extra=examples.JOB_STATUS)
     wait_ms: int = Field(0, ge=0, le=MAX_WAIT_MS)
 
 
 class JobResultsRequest(JobRequest):
+    model_config = ConfigDict(json_schema_extra=examples.JOB_RESULTS)
     page: int = Field(0, ge=0)
     page_size: int = Field(
         MAX_PAGE_SIZE,
@@ -88,11 +94,13 @@ class JobResultsRequest(JobRequest):
 
 
 class DownloadRequest(JobRequest):
-    format: Literal["CSV", "PARQUET"] = "CSV"
+    model_config = ConfigDict(json_schema_extra=examples.DOWNLOAD_URL)
+    format: Literal["CSV", "PARQUET", "JSONL"] = "CSV"
     reveal: bool = False
 
 
 class JobsRequest(RequestModel):
+    model_config = ConfigDict(json_schema_extra=examples.JOBS)
     table_id: str = Field(min_length=1, max_length=100)
     kind: JobKind | None = None
     state: JobState | None = None
@@ -108,12 +116,16 @@ class ErrorObject(WireModel):
 
 
 class ViewPlan(WireModel):
-    """One table as the caller sees it: a DuckDB view over the table's current snapshot."""
+    """One table as the caller sees it: a DuckDB view over the table's current snapshot, or over the snapshot
+    a time-travel clause named (``snapshot_id``)."""
 
     view: str
     table_id: str
     columns: list[str]
     row_filter: str | None = None  # DuckDB dialect, from the caller's grant
+    snapshot_id: int | None = None
+    # Columns the row filter names that the snapshot does not have (added later): null in its rows.
+    absent_columns: list[str] = Field(default_factory=list)
 
 
 class MaskedPlan(WireModel):
@@ -153,6 +165,7 @@ LoadFormat = Literal["CSV", "PARQUET"]
 
 
 class LoadRequest(RequestModel):
+    model_config = ConfigDict(json_schema_extra=examples.LOAD_FROM_S3)
     table_id: str = Field(min_length=1, max_length=100)
     source_uris: list[str] = Field(min_length=1, max_length=100)
     format: LoadFormat | None = None

@@ -10,9 +10,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from schemas.base import RequestModel, WireModel
+from schemas.examples import scheduled_events as examples
 from schemas.schedules import ScheduleSpec
 from schemas.versions import VersionSelector
 from schemas.webhooks import TypedValue, WhereGroup
@@ -158,6 +159,7 @@ def _check_config_matches(action: ActionType | None, present: str | None) -> Non
 
 
 class CreateEventRequest(_EventFields):
+    model_config = ConfigDict(json_schema_extra=examples.CREATE_EVENT)
     event_name: str | None = Field(None, max_length=200)
     enabled: bool = True
     action_type: ActionType
@@ -172,6 +174,8 @@ class CreateEventRequest(_EventFields):
 
 class UpdateEventRequest(_EventFields):
     """Every field but the id is optional; an omitted field keeps its stored value."""
+
+    model_config = ConfigDict(json_schema_extra=examples.UPDATE_EVENT)
 
     scheduled_event_id: str = Field(min_length=1, max_length=100)
     event_name: str | None = Field(None, max_length=200)
@@ -190,18 +194,21 @@ class UpdateEventRequest(_EventFields):
 
 
 class EventIdRequest(RequestModel):
+    model_config = ConfigDict(json_schema_extra=examples.EVENT_ID_ONLY)
     scheduled_event_id: str = Field(min_length=1, max_length=100)
 
 
 class ToggleRequest(EventIdRequest):
+    model_config = ConfigDict(json_schema_extra=examples.TOGGLE_EVENT)
     enabled: bool = Field(strict=True)
 
 
 class EmptyRequest(RequestModel):
-    pass
+    model_config = ConfigDict(json_schema_extra=examples.EMPTY)
 
 
 class RunsRequest(EventIdRequest):
+    model_config = ConfigDict(json_schema_extra=examples.EVENT_RUNS)
     page: int = Field(0, ge=0, le=100_000)
     size: int = Field(25, ge=1, le=MAX_RUNS_PAGE)
     status: RunStatus | None = None

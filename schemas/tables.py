@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from schemas.base import RequestModel, WireModel
+from schemas.examples import tables as examples
+from schemas.examples.ids import ORDERS_TABLE_ID
 
 SQL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 COLUMN_NAME = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
@@ -56,6 +58,7 @@ class VerifiedQuery(RequestModel):
 
 
 class CreateTableRequest(RequestModel):
+    model_config = ConfigDict(json_schema_extra=examples.CREATE_TABLE)
     sql_name: str
     name: str = Field(min_length=1, max_length=200)
     description: str | None = Field(None, max_length=5000)
@@ -83,14 +86,17 @@ class CreateTableRequest(RequestModel):
 
 
 class TableIdRequest(RequestModel):
+    model_config = ConfigDict(json_schema_extra=examples.TABLE_ID_ONLY)
     table_id: str = Field(min_length=1, max_length=100)
 
 
 class AddColumnRequest(TableIdRequest):
+    model_config = ConfigDict(json_schema_extra=examples.ADD_COLUMN)
     column: ColumnSpec
 
 
 class UpdateSemanticsRequest(TableIdRequest):
+    model_config = ConfigDict(json_schema_extra=examples.UPDATE_SEMANTICS)
     expected_version: int = Field(ge=1)
     name: str | None = Field(None, min_length=1, max_length=200)
     description: str | None = Field(None, max_length=5000)
@@ -103,6 +109,7 @@ class UpdateSemanticsRequest(TableIdRequest):
 
 
 class GrantTableRequest(TableIdRequest):
+    model_config = ConfigDict(json_schema_extra=examples.GRANT_TABLE)
     user_id: str | None = Field(None, max_length=100)
     user_email: str | None = Field(None, max_length=320)
     level: TableLevel
@@ -133,6 +140,7 @@ class Updated(WireModel):
 
 
 class DescribeRequest(RequestModel):
+    model_config = ConfigDict(json_schema_extra=examples.DESCRIBE)
     table_id: str = Field(min_length=1, max_length=100)
     table_ids: list[str] = Field(default_factory=list, max_length=50)
     include_stats: bool = False
@@ -142,6 +150,7 @@ MAX_PREVIEW_ROWS = 100
 
 
 class PreviewRequest(RequestModel):
+    model_config = ConfigDict(json_schema_extra=examples.PREVIEW)
     table_id: str = Field(min_length=1, max_length=100)
     # No `le`: a count over the cap is 413 ROW_LIMIT, checked by the route, not a 400.
     limit: int = Field(
@@ -154,6 +163,7 @@ class PreviewRequest(RequestModel):
 
 
 class AppendRowsRequest(RequestModel):
+    model_config = ConfigDict(json_schema_extra=examples.APPEND_ROWS)
     table_id: str = Field(min_length=1, max_length=100)
     rows: list[Any]  # at most 10,000: checked by the route, which answers ROW_LIMIT
 
@@ -167,6 +177,38 @@ class AppendRowsAnswer(WireModel):
     accepted: int
     load_id: str | None
     errors: list[RowError] = Field(default_factory=list)
+
+
+# Time travel: a table's snapshots (poweruser /svc_poweruser/analytics/tables/snapshots).
+
+MAX_SNAPSHOTS_PAGE = 1000
+
+
+class SnapshotsRequest(RequestModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"tableId": ORDERS_TABLE_ID}, {"tableId": ORDERS_TABLE_ID, "limit": 20}]
+        }
+    )
+    table_id: str = Field(min_length=1, max_length=100)
+    limit: int = Field(100, ge=1, le=MAX_SNAPSHOTS_PAGE, description="Snapshots per page, newest first")
+    cursor: str | None = Field(None, max_length=200, description="nextCursor of the previous page")
+
+
+class TableSnapshot(WireModel):
+    # A string: snapshot ids are 64-bit and JSON numbers past 2^53 lose digits in most clients.
+    snapshot_id: str = Field(description="For FOR VERSION AS OF; a 64-bit id, written as a string")
+    committed_at: str = Field(description="When it was committed (UTC); FOR TIMESTAMP AS OF reads it as is")
+    operation: str | None = Field(description="APPEND, OVERWRITE, DELETE or REPLACE")
+    added_rows: int | None
+    added_files: int | None
+    total_rows: int | None
+
+
+class SnapshotsAnswer(WireModel):
+    snapshots: list[TableSnapshot]
+    next_cursor: str | None = None
+    errors: list[str] = Field(default_factory=list)
 
 
 class AnalyticsError(WireModel):
