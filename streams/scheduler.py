@@ -127,10 +127,13 @@ class SchedulerRuntime(HandlerRuntime):
         running_grace = timedelta(
             seconds=self.settings.scheduler_action_timeout_seconds + settings.processing_grace_seconds
         )
+        # Time spent waiting for the database does not count, as for deliveries: during an outage no worker
+        # can renew its leases, and a run whose lease lapsed only then is late, not lost.
+        judged = moment - timedelta(seconds=self.outages.lag())
         abandoned = await self.committer.run(
             partial(
                 scheduled_runs.take_abandoned,
-                now=moment,
+                now=judged,
                 grace=running_grace,
                 limit=500,
                 acting=frozenset(run_id for run_id, _attempt in self.acting.renewable(moment)),
@@ -230,6 +233,7 @@ class SchedulerRuntime(HandlerRuntime):
                 response=outcome.response,
                 error=outcome.error,
                 started_at=work.started_at,
+                attempt=work.attempt,
             )
         )
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 
 from core.signatures.body_signed import (
+    GITLAB_HEADER,
     verify_generic_hmac,
     verify_github,
     verify_gitlab,
@@ -25,7 +26,18 @@ from core.signatures.timestamped import verify_paddle, verify_slack, verify_stan
 from core.signatures.twilio import verify_twilio
 from schemas.verification import VerificationConfig, VerificationProvider
 
-__all__ = ["SignatureRejected", "provider_delivery_id", "verify"]
+__all__ = ["SignatureRejected", "provider_delivery_id", "secret_headers", "verify"]
+
+# Headers that carry the secret itself rather than a signature made with it: never stored or shown.
+_SECRET_HEADERS: dict[str, frozenset[str]] = {
+    VerificationProvider.GITLAB.value: frozenset({GITLAB_HEADER.lower()})
+}
+
+
+def secret_headers(provider: str | None) -> frozenset[str]:
+    """Lower-case names of the headers that carry ``provider``'s secret in clear (GitLab's token)."""
+    return _SECRET_HEADERS.get(provider or "", frozenset())
+
 
 _CHECKS: dict[VerificationProvider, Callable[[VerificationConfig, SignedRequest], None]] = {
     VerificationProvider.GITHUB: verify_github,

@@ -178,7 +178,8 @@ def snapshots(
     body: SnapshotsRequest, caller: PoweruserCaller, session: DbSession, svc: Svc
 ) -> SnapshotsAnswer:
     """The table's snapshots, newest first: the versions `FOR VERSION AS OF` and `FOR TIMESTAMP AS OF` read.
-    READ on the table is enough, as for describe; the counts are the whole table's, as describe's are."""
+    READ on the table is enough, as for describe; the row counts are the whole table's, shown only to readers
+    without a row filter."""
     after = _snapshots_cursor(body.cursor)
     table = tables.get(session, caller.company_id, body.table_id)
     if table is None:
@@ -191,15 +192,18 @@ def snapshots(
         found = [snapshot for snapshot in found if snapshot.position < after]
     page = found[: body.limit]
     more = len(found) > body.limit
+    # Row counts of commits say how many rows were added, also rows a row filter hides from this reader:
+    # as for an append job's counts, a reader with a row filter gets none.
+    counted = access.row_filter is None
     return SnapshotsAnswer(
         snapshots=[
             TableSnapshot(
                 snapshot_id=str(snapshot.snapshot_id),
                 committed_at=str(iso_utc(snapshot.committed_at)),
                 operation=snapshot.operation,
-                added_rows=snapshot.added_rows,
+                added_rows=snapshot.added_rows if counted else None,
                 added_files=snapshot.added_files,
-                total_rows=snapshot.total_rows,
+                total_rows=snapshot.total_rows if counted else None,
             )
             for snapshot in page
         ],

@@ -20,6 +20,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
+from core.signatures import secret_headers
 from core.webhooks.transform import TransformError, apply_jsonpath, apply_transform, needs_sandbox
 from ingress import trigger_failures
 from ingress.deps import Svc
@@ -79,7 +80,9 @@ def _redacted(values: dict[str, str], secret: frozenset[str] = frozenset()) -> s
 
 
 def _secret_headers(config: dict[str, Any]) -> frozenset[str]:
-    return frozenset(str(name).lower() for name in config.get("secretHeaders") or ())
+    named = frozenset(str(name).lower() for name in config.get("secretHeaders") or ())
+    verification = config.get("verificationConfig") or {}
+    return named | secret_headers(verification.get("provider"))
 
 
 def _busy(target: TriggerTarget, busy: SandboxBusy) -> JSONResponse:

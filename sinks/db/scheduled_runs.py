@@ -167,13 +167,17 @@ def finish_run(
     response: Any,
     error: str | None,
     started_at: datetime | None = None,
+    attempt: int | None = None,
 ) -> bool:
-    """RUNNING → a final status; False if the reconciler already gave the run to another attempt."""
+    """RUNNING → a final status; False if the reconciler already gave the run to another attempt. With
+    ``attempt``, only that attempt's outcome is written: a worker that lost its lease cannot end (or, failing,
+    disable the event of) the attempt that replaced it."""
+    same_attempt = () if attempt is None else (ScheduledEventRun.attempt == attempt,)
     if status is not RunStatus.FAILED and started_at is not None:
         # The common case in one statement, without loading the row.
         done = session.execute(
             update(ScheduledEventRun)
-            .where(ScheduledEventRun.id == run_id, ScheduledEventRun.status == RUNNING)
+            .where(ScheduledEventRun.id == run_id, ScheduledEventRun.status == RUNNING, *same_attempt)
             .values(
                 status=status.value,
                 ended_at=ended_at,
@@ -185,7 +189,7 @@ def finish_run(
         )
         return bool(done.rowcount == 1)  # type: ignore[attr-defined]
     run = session.get(ScheduledEventRun, run_id, populate_existing=True)
-    if run is None or run.status != RUNNING:
+    if run is None or run.status != RUNNING or (attempt is not None and run.attempt != attempt):
         return False
     started = run.started_at or ended_at
     run.duration_ms = max(0, int((ended_at - started).total_seconds() * 1000))

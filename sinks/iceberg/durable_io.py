@@ -52,6 +52,9 @@ class _LocalOutput(PyArrowFile):
         directory = os.path.dirname(self._path)
         PENDING_DIRECTORIES.make(directory)
         stream = _SyncedStream(pa.OSFile(self._path, "wb"), self._buffer_size)
+        # Marked again now that the file's entry exists: a concurrent commit's sync may have taken the mark
+        # made above before the entry was created.
+        PENDING_DIRECTORIES.make(directory)
         if self._path.endswith(_METADATA_SUFFIX):
             # The last file a commit writes before the catalog's pointer moves.
             stream.after_close = PENDING_DIRECTORIES.sync

@@ -227,3 +227,30 @@ def test_a_run_past_its_grace_goes_to_another_attempt_unless_this_process_is_act
     # Its outcome is still recorded, and nothing was handed to a second attempt.
     with db.sessions.begin() as session:
         assert scheduled_runs.finish_run(session, mine, RunStatus.SUCCEEDED, later, None, None, NOW)
+
+
+@pytest.mark.parametrize("status", [RunStatus.SUCCEEDED, RunStatus.FAILED])
+def test_an_outcome_of_a_replaced_attempt_is_not_written_onto_the_next(db: Db, status: RunStatus) -> None:
+    """A worker that lost its run to attempt 2 (its lease ran out) cannot end attempt 2 with its outcome."""
+    add_event(db, EVERY_MINUTE, next_fire_at=NOW, anchor=NOW - timedelta(minutes=1))
+    (tick,) = claim(db, NOW)
+    with db.sessions.begin() as session:
+        (first,) = scheduled_runs.claim_runs(session, [tick.run_id], NOW)
+    later = NOW + timedelta(seconds=30)
+    with db.sessions.begin() as session:
+        scheduled_runs.take_abandoned(session, later, timedelta(seconds=20), 10)
+    with db.sessions.begin() as session:
+        (second,) = scheduled_runs.claim_runs(session, [tick.run_id], later)
+    assert (first.attempt, second.attempt) == (1, 2)
+    with db.sessions.begin() as session:
+        stale = scheduled_runs.finish_run(
+            session, first.run_id, status, later, None, "late", first.started_at, attempt=first.attempt
+        )
+    assert stale is False
+    with db.sessions() as session:
+        run = session.get(ScheduledEventRun, tick.run_id)
+        assert run is not None and (run.status, run.attempt) == ("RUNNING", 2)
+    with db.sessions.begin() as session:
+        assert scheduled_runs.finish_run(
+            session, second.run_id, RunStatus.SUCCEEDED, later, None, None, second.started_at, attempt=2
+        )

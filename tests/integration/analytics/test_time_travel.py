@@ -118,6 +118,10 @@ def test_snapshots_lists_both_commits_newest_first_to_readers(tables_world: Tabl
     grant(tables_world, history.table_id, tables_world.member_id, rowFilter="customer = 'bob'")
     allowed = snapshots(tables_world, history.table_id, tables_world.member_power)
     assert allowed.status_code == 200 and len(allowed.json()["snapshots"]) == 2, allowed.text
+    # Row counts would tell a row-filtered reader how many hidden rows each commit added: none for them.
+    for shown in allowed.json()["snapshots"]:
+        assert shown["addedRows"] is None and shown["totalRows"] is None, shown
+        assert shown["addedFiles"] is not None
     outsider = tables_world.db.create_company("Third", "admin@third.test")
     missing = snapshots(tables_world, history.table_id, outsider.poweruser_key)
     assert missing.status_code == 404 and missing.json()["errorCode"] == "NOT_FOUND", missing.text

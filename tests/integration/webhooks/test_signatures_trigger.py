@@ -253,6 +253,19 @@ def test_the_secret_is_sealed_at_rest_and_never_answered(world: World, ingress: 
     assert secret not in json.dumps(entry)
 
 
+def test_a_header_carrying_the_secret_itself_is_never_stored(world: World, ingress: Ingress) -> None:
+    """GitLab sends its secret token in clear in X-Gitlab-Token: the history shows the header redacted."""
+    config = {"name": "gl", "verificationConfig": {"provider": "GITLAB", "secret": signed.GITLAB_TOKEN}}
+    created = world.api.create(world.owner, config)
+    webhook_id, key = created["webhook"]["id"], created["apiKey"]
+    answer = deliver(ingress, webhook_id, key, {"X-Gitlab-Token": signed.GITLAB_TOKEN})
+    assert answer.status_code == 202, answer.text
+    entry = history(world, webhook_id)["history"][0]
+    assert signed.GITLAB_TOKEN not in json.dumps(entry)
+    shown = json.loads(entry["executionDetails"]["requestHeaders"])
+    assert {k.lower(): v for k, v in shown.items()}["x-gitlab-token"] == "[REDACTED]"
+
+
 def test_update_keeps_the_secret_unless_the_provider_changes(world: World, ingress: Ingress) -> None:
     webhook_id, key = webhook(
         world, verificationConfig={"provider": "GITHUB", "secret": signed.GITHUB_SECRET}
