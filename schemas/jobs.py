@@ -15,6 +15,7 @@ MAX_WAIT_MS = 20_000
 PREVIEW_ROWS = 200
 MAX_PAGE_SIZE = 1000
 MAX_JOBS_PAGE = 100
+MAX_REQUEST_ID = 128
 
 
 class JobKind(StrEnum):
@@ -56,6 +57,15 @@ class QueryRequest(RequestModel):
     max_bytes_scanned: int | None = Field(None, ge=0)
     wait_ms: int = Field(0, ge=0, le=MAX_WAIT_MS)
     reveal: bool = False
+    request_id: str | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_REQUEST_ID,
+        pattern=r"^[A-Za-z0-9_.:-]+$",
+        description="The caller's id for this submission (1-128 of A-Z a-z 0-9 _ . : -): sent again by the "
+        "same user within 24 hours it answers the same job, never a second run; with a different tableId, "
+        "sql, maxRows or maxBytesScanned it is 400 INVALID_REQUEST",
+    )
 
 
 class JobRequest(RequestModel):

@@ -14,9 +14,11 @@ from functools import partial
 from typing import Any
 
 from fastapi import APIRouter
+from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 
 from core import policy
+from core.request_ids import WINDOW
 from ingress import job_views
 from ingress.analytics_errors import analytics_error, check_row_count
 from ingress.deps import ClientCaller, DbSession, Svc
@@ -31,6 +33,7 @@ from ingress.job_views import (
     wait_until_ended,
 )
 from ingress.query_planning import Planned, plan, query_plan
+from ingress.query_requests import RequestKey, earlier_job
 from ingress.routes.analytics import ResourceId, check_resource, readable
 from ingress.sql_analysis import SqlAnalysis
 from ingress.state import Services
@@ -48,6 +51,7 @@ from schemas.jobs import (
 from schemas.jobs import JobRequest as CancelRequest
 from schemas.records import AnalyticsJobRef
 from sinks.db import jobs
+from sinks.db.models import Job
 
 # Retry-After of a call refused because the company's concurrent-query slots are taken.
 QUERY_SLOT_RETRY_SECONDS = 2
@@ -85,6 +89,17 @@ async def estimate(
         "hint": None if within else planned.partition_hint(),
         "errors": [],
     }
+
+
+def _find_earlier(svc: Services, caller: Principal, table_id: str, key: RequestKey) -> Job | None:
+    """The caller's job of the requestId, once the caller may still read the table: a retry answers what
+    /job-status would, under the caller's grant of now."""
+    with svc.sessions() as session:
+        readable(session, caller, table_id)
+        job = earlier_job(session, caller, key, datetime.now(UTC))
+        if job is not None:
+            session.expunge(job)
+        return job
 
 
 def _plan_within_limits(svc: Services, caller: Principal, body: QueryRequest) -> tuple[Planned, int]:
@@ -129,6 +144,13 @@ async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id:
     if body.max_rows is not None:
         cap = svc.settings.query_max_result_rows
         check_row_count("maxRows", body.max_rows, cap, cap_is="the plan's result-row limit")
+    key = RequestKey.of(body)
+    if key is not None:
+        # Before planning: a retry is neither planned nor charged again, and its own job's slot and scan
+        # do not count against it.
+        earlier = await run_in_threadpool(_find_earlier, svc, caller, body.table_id, key)
+        if earlier is not None:
+            return await _answer(svc, caller, body, earlier.id, earlier.bytes_scanned, again=True)
     planned, max_rows = await run_in_threadpool(_plan_within_limits, svc, caller, body)
     job_plan = query_plan(
         planned,
@@ -141,6 +163,7 @@ async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id:
         _create,
         job_id=job_id,
         caller=caller,
+        request=key,
         table_id=body.table_id,
         table_ids=planned.table_ids,
         sql=body.sql,
@@ -149,13 +172,32 @@ async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id:
         bytes_scanned=planned.estimated_bytes,
         limit=svc.settings.query_max_concurrent,
     )
-    await svc.committer.run(created)
+    try:
+        stored = await svc.committer.run(created)
+    except IntegrityError:
+        # A concurrent duplicate (another transaction) took the requestId after the look above.
+        earlier = (
+            None if key is None else await run_in_threadpool(_find_earlier, svc, caller, body.table_id, key)
+        )
+        if earlier is None:
+            raise
+        return await _answer(svc, caller, body, earlier.id, earlier.bytes_scanned, again=True)
+    if stored != job_id:  # a duplicate in the same commit batch created it first
+        return await _answer(svc, caller, body, stored, planned.estimated_bytes, again=True)
     await hand_off(svc.publisher, AnalyticsJobRef(job_id=job_id), key=job_id)
-    job = await wait_for(svc, caller.company_id, job_id, body.wait_ms) if body.wait_ms else None
+    return await _answer(svc, caller, body, job_id, planned.estimated_bytes, again=False)
+
+
+async def _answer(
+    svc: Services, caller: Principal, body: QueryRequest, job_id: str, bytes_scanned: int, *, again: bool
+) -> dict[str, Any]:
+    """/query's answer for the job; ``again``: an earlier submission's job, whose state is read even
+    without ``waitMs`` (a new job is QUEUED)."""
+    job = await wait_for(svc, caller.company_id, job_id, body.wait_ms) if body.wait_ms or again else None
     answer: dict[str, Any] = {
         "jobId": job_id,
         "state": JobState.QUEUED.value if job is None else job.state,
-        "bytesScanned": planned.estimated_bytes,
+        "bytesScanned": bytes_scanned if job is None else job.bytes_scanned,
         "elapsedMs": None if job is None else job.elapsed_ms,
         "error": None,
         "errors": [],
@@ -167,8 +209,19 @@ async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id:
     return answer
 
 
-def _create(session: Any, *, job_id: str, caller: Principal, limit: int, **fields: Any) -> str:
+def _create(
+    session: Any, *, job_id: str, caller: Principal, request: RequestKey | None, limit: int, **fields: Any
+) -> str:
+    """The new job's id, or the id of the caller's job of the same requestId (which takes no new slot)."""
+    now = datetime.now(UTC)
+    earlier = None if request is None else earlier_job(session, caller, request, now)
+    if earlier is not None:
+        return earlier.id
     if jobs.active_queries(session, caller.company_id) >= limit:
+        # On PostgreSQL a duplicate may have committed since the look above, taking the last slot itself.
+        earlier = None if request is None else earlier_job(session, caller, request, now)
+        if earlier is not None:
+            return earlier.id
         raise analytics_error(
             "QUOTA",
             f"The plan allows {limit} queued or running queries at once",
@@ -176,13 +229,17 @@ def _create(session: Any, *, job_id: str, caller: Principal, limit: int, **field
             # When a query ends is not known here; most end within seconds.
             retry_after=QUERY_SLOT_RETRY_SECONDS,
         )
+    if request is not None:
+        jobs.release_request_id(session, caller.company_id, caller.user_id, request.request_id, now - WINDOW)
     return jobs.create(
         session,
         job_id=job_id,
         company_id=caller.company_id,
         kind=JobKind.QUERY,
         created_by=caller.user_id,
-        now=datetime.now(UTC),
+        now=now,
+        request_id=None if request is None else request.request_id,
+        request_digest=None if request is None else request.digest,
         **fields,
     )
 

@@ -35,6 +35,7 @@ QUERY: JsonDict = {
             "maxBytesScanned": 1073741824,
             "waitMs": 20000,
             "reveal": False,
+            "requestId": "monthly-segment-revenue:2026-02-27",
         },
     ]
 }

@@ -35,8 +35,11 @@ def create(
     now: datetime,
     notes: list[str] | None = None,
     policy: str | None = None,
+    request_id: str | None = None,
+    request_digest: str | None = None,
 ) -> str:
-    """A QUEUED job. ``policy``: the runner's effective policy (``core.policy.dumps``), for queries."""
+    """A QUEUED job. ``policy``: the runner's effective policy (``core.policy.dumps``), for queries.
+    With a ``request_id`` the flush raises IntegrityError when the user's requestId is taken."""
     session.add(
         Job(
             id=job_id,
@@ -54,6 +57,8 @@ def create(
             attempt=0,
             notes_json=json.dumps(notes) if notes else None,
             policy_json=policy,
+            request_id=request_id,
+            request_digest=request_digest,
             created_at=now,
         )
     )
@@ -72,6 +77,37 @@ def state(session: Session, company_id: str, job_id: str) -> JobState | None:
         return JobState(found)
     append = append_jobs.get(session, company_id, job_id)
     return None if append is None else append.state
+
+
+def by_request(
+    session: Session, company_id: str, created_by: str, request_id: str, since: datetime
+) -> Job | None:
+    """The user's job of ``request_id`` created since ``since`` (the requestId window)."""
+    return session.scalar(
+        select(Job).where(
+            Job.company_id == company_id,
+            Job.created_by == created_by,
+            Job.request_id == request_id,
+            Job.created_at >= since,
+        )
+    )
+
+
+def release_request_id(
+    session: Session, company_id: str, created_by: str, request_id: str, before: datetime
+) -> None:
+    """Free ``request_id`` from the user's job created before ``before`` (past the window), so the unique
+    index lets a new job claim it; the old job is otherwise unchanged."""
+    session.execute(
+        update(Job)
+        .where(
+            Job.company_id == company_id,
+            Job.created_by == created_by,
+            Job.request_id == request_id,
+            Job.created_at < before,
+        )
+        .values(request_id=None)
+    )
 
 
 def by_id(session: Session, job_id: str) -> Job | None:

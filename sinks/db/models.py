@@ -377,6 +377,9 @@ class Job(Base):
         Index("ix_jobs_table_created", "company_id", "table_id", "created_at"),
         Index("ix_jobs_state_created", "state", "created_at"),
         Index("ix_jobs_company_created", "company_id", "created_at"),
+        # One job per requestId of a user: concurrent duplicates race on this index, not on a read. A job
+        # older than the window gives its requestId up (set NULL; NULLs never collide) to a new one.
+        Index("ux_jobs_request_id", "company_id", "created_by", "request_id", unique=True),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -407,6 +410,9 @@ class Job(Base):
     # its output is served only to readers whose current policy is at least as broad. NULL: a load, or a
     # query planned before policies were stored (readable by its runner and company admins only).
     policy_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # The query's requestId (core.request_ids) and the digest of the fields that shaped it; NULL without one.
+    request_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    request_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
