@@ -28,6 +28,7 @@ from sqlglot.dialects import duckdb as _duckdb  # noqa: F401 - loaded now, not i
 from sqlglot.errors import OptimizeError, SqlglotError
 from sqlglot.optimizer.annotate_types import annotate_types
 from sqlglot.optimizer.qualify import qualify
+from sqlglot.schema import MappingSchema
 
 from core.sql import tree_budget
 from core.sql.as_of import ref_key, table_ref
@@ -189,8 +190,11 @@ def _compile_checked(parsed: ParsedQuery, used: Mapping[str, QueryTable]) -> Com
         tree = _wrap_values(tree)
     _name_readings(tree)
     try:
-        tree = qualify(tree, schema=schema, dialect="trino", validate_qualify_columns=True, identify=True)
-        tree = annotate_types(tree, schema=schema, dialect="trino")
+        # One normalised schema for both passes: building it (every column name normalised) cost more
+        # than qualifying an ordinary query, and each pass given a plain dict built its own.
+        resolved = MappingSchema(schema, dialect="trino")
+        tree = qualify(tree, schema=resolved, dialect="trino", validate_qualify_columns=True, identify=True)
+        tree = annotate_types(tree, schema=resolved, dialect="trino")
     except OptimizeError as exc:
         raise _column_error(exc, parsed.tree, used) from None
     except SqlglotError as exc:
