@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import threading
-import time
 from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
@@ -30,6 +28,7 @@ from sqlalchemy.exc import DataError, InterfaceError, OperationalError, SQLAlche
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ingress.log_throttle import LogThrottle
 from schemas.deliveries import ExecuteWebhookResponse
 from sinks.db.availability import DatabaseUnreachable, describe, unreachable
 from sinks.exceptions import BrokerUnavailable
@@ -202,18 +201,12 @@ class _OutageLog:
     """One line a second at most while the refusals last: an outage under load is thousands a second."""
 
     def __init__(self, every_seconds: float = 1.0) -> None:
-        self._every = every_seconds
-        self._lock = threading.Lock()
-        self._last = float("-inf")
-        self._unlogged = 0
+        self._throttle = LogThrottle(every_seconds)
 
     def refused(self, path: str, exc: BaseException) -> None:
-        with self._lock:
-            moment = time.monotonic()
-            if moment - self._last < self._every:
-                self._unlogged += 1
-                return
-            self._last, also, self._unlogged = moment, self._unlogged, 0
+        also = self._throttle.take()
+        if also is None:
+            return
         log.warning(
             "metadata database unavailable; answered 503",
             extra={"path": path, "error": describe(exc), "also_refused": also},

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,6 +34,7 @@ from starlette.concurrency import run_in_threadpool
 
 from core.filters import MAX_MATCH_STEPS, FilterTooCostly, matches
 from core.signatures import SignatureRejected, verify
+from ingress.log_throttle import LogThrottle
 from schemas.filters import FilterConfig
 from schemas.verification import VerificationConfig
 from sinks.db.deliveries import TriggerTarget
@@ -101,18 +100,12 @@ class _RefusalLog:
     """One line a second at most: refused signatures at a flood's rate would be a line per request."""
 
     def __init__(self, every_seconds: float = 1.0) -> None:
-        self._every = every_seconds
-        self._lock = threading.Lock()
-        self._last = float("-inf")
-        self._unlogged = 0
+        self._throttle = LogThrottle(every_seconds)
 
     def refused(self, target: TriggerTarget, provider: str, reason: str) -> None:
-        with self._lock:
-            moment = time.monotonic()
-            if moment - self._last < self._every:
-                self._unlogged += 1
-                return
-            self._last, also, self._unlogged = moment, self._unlogged, 0
+        also = self._throttle.take()
+        if also is None:
+            return
         # The reason names headers and numbers, never the secret or a received value (core/signatures).
         log.info(
             "webhook delivery refused: invalid signature",
