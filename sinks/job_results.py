@@ -3,11 +3,19 @@ pages of JSON rows and the preview, with masked columns masked or revealed.
 
 A result is written as the query runs, a batch at a time, and stops at the plan's row limit or result-byte
 limit (Arrow's in-memory size of the rows kept), whichever comes first: the job is then ``truncated``.
-Downloads are in ``sinks/result_downloads.py``."""
+Downloads are in ``sinks/result_downloads.py``.
+
+A store that fails a read or a write of a result (S3 unreachable, silent, refusing) raises
+StorageUnavailable naming the "result storage" and nothing of its endpoint, bucket or key (pyarrow's
+OSError and botocore's errors say all three; they go to the log): the ingress answers 503
+``STORAGE_UNAVAILABLE`` with Retry-After, a query job ends ``FAILED`` with that code."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import logging
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -15,12 +23,56 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from schemas.column_types import MaskStrategy, parse_column_type
+from sinks.exceptions import NotFound
+from sinks.iceberg.exceptions import StorageUnavailable
 from sinks.iceberg.results import ResultColumn, column_type_of_arrow, to_json_rows
+from sinks.iceberg.storage import storage_failure
 
 if TYPE_CHECKING:
     from sinks.objectstore import ObjectStore
 
+log = logging.getLogger(__name__)
 ROW_GROUP_ROWS = 10_000
+RESULT_STORAGE = "result storage"
+
+
+class ResultGone(NotFound):
+    """The job says it has a result, but its file is not in the store (removed as it expired)."""
+
+
+@contextmanager
+def result_storage() -> Iterator[None]:
+    """Raise StorageUnavailable for a store failure of the block (its full error in the log only), and
+    ResultGone for a result file that is not there."""
+    try:
+        yield
+    except StorageUnavailable:
+        raise  # the object store's own report, already free of the endpoint, bucket and key
+    except FileNotFoundError as error:
+        raise ResultGone("The result file is no longer stored") from error
+    except OSError as error:
+        log.warning("the result storage failed", exc_info=True)
+        raise storage_failure(error, RESULT_STORAGE) from error
+    except Exception as error:
+        reason = _s3_client_failure(error)
+        if reason is None:
+            raise
+        log.warning("the result storage failed", exc_info=True)
+        raise StorageUnavailable(f"The {RESULT_STORAGE} is unavailable: {reason}") from error
+
+
+def _s3_client_failure(error: Exception) -> str | None:
+    """Why botocore failed a call (building the store's S3 filesystem asks it for credentials), or None
+    when ``error`` is not botocore's."""
+    if "botocore.exceptions" not in sys.modules:  # no S3 store in this process: no botocore error
+        return None
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    from sinks.objectstore.s3_failures import unavailable_reason
+
+    if not isinstance(error, BotoCoreError | ClientError):
+        return None
+    return unavailable_reason(error) or "the S3 service failed the call"
 
 
 def result_key(company_id: str, job_id: str) -> str:
@@ -96,12 +148,15 @@ def write_batches(
     max_bytes: int,
 ) -> Written:
     """Write a query's batches as they come, stopping at ``max_rows`` rows or ``max_bytes`` bytes. Only
-    one batch is held at a time. A failure (or interruption) midway removes the partial file."""
-    filesystem, base = store.arrow_filesystem()
+    one batch is held at a time. A failure (or interruption) midway removes the partial file. Raises
+    StorageUnavailable when the store fails the write; the batches' own errors pass through."""
     rows = size = 0
     cut_by: str | None = None
     try:
-        with filesystem.open_output_stream(f"{base}/{key}") as out, pq.ParquetWriter(out, schema) as writer:
+        with result_storage():
+            filesystem, base = store.arrow_filesystem()
+            out = filesystem.open_output_stream(f"{base}/{key}")
+        with result_storage(), out, pq.ParquetWriter(out, schema) as writer:
             for batch in batches:
                 keep = min(batch.num_rows, max_rows - rows)
                 fits = rows_within(batch, keep, max_bytes - size)
@@ -114,9 +169,17 @@ def write_batches(
                     cut_by = "ROWS" if fits == keep and keep < batch.num_rows else "BYTES"
                     break
     except BaseException:
-        delete_result(store, key)
+        _forget_partial(store, key)
         raise
     return Written(schema, rows, size, cut_by)
+
+
+def _forget_partial(store: ObjectStore, key: str) -> None:
+    """Remove a result cut off midway; a store that is away keeps it (the error that cut it off matters)."""
+    try:
+        delete_result(store, key)
+    except (StorageUnavailable, OSError):
+        log.warning("a partial query result could not be removed", extra={"key": key}, exc_info=True)
 
 
 def delete_result(store: ObjectStore, key: str) -> None:
@@ -125,7 +188,13 @@ def delete_result(store: ObjectStore, key: str) -> None:
 
 
 def read_rows(store: ObjectStore, key: str, offset: int, limit: int) -> pa.Table:
-    """Rows ``offset`` to ``offset + limit`` of a stored result, reading only the row groups they lie in."""
+    """Rows ``offset`` to ``offset + limit`` of a stored result, reading only the row groups they lie in.
+    Raises StorageUnavailable (the store failed the read) or ResultGone."""
+    with result_storage():
+        return _read_rows(store, key, offset, limit)
+
+
+def _read_rows(store: ObjectStore, key: str, offset: int, limit: int) -> pa.Table:
     filesystem, base = store.arrow_filesystem()
     with filesystem.open_input_file(f"{base}/{key}") as source:
         parquet = pq.ParquetFile(source)

@@ -22,6 +22,7 @@ SELECT through: the URL prefix is compared as text before httpfs resolves ``..``
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
@@ -34,6 +35,10 @@ import pyarrow as pa
 
 from schemas.jobs import QueryPlan, ViewPlan
 from sinks.duckdb_engine import S3_SCHEME, S3Access, Spill, connect, sql_literal
+from sinks.duckdb_failures import is_io_error, storage_reason
+from sinks.iceberg.exceptions import StorageUnavailable
+
+log = logging.getLogger(__name__)
 
 
 class QueryFailed(Exception):
@@ -204,12 +209,15 @@ def stream_query(
     cursor: duckdb.DuckDBPyConnection, plan: QueryPlan, sources: Mapping[str, TableSource]
 ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
     """Start the plan's query: its schema, and its batches as DuckDB produces them (a result is never
-    held whole). Reading the batches raises QueryInterrupted or QueryFailed as ``run_query`` does."""
+    held whole). Reading the batches raises QueryInterrupted or QueryFailed as ``run_query`` does, and
+    StorageUnavailable when the table's files cannot be read (S3 unreachable, silent or failing)."""
     try:
         create_views(cursor, plan, sources)
         reader = cursor.execute(plan.sql).to_arrow_reader(_BATCH_ROWS)
     except duckdb.InterruptException as exc:
         raise QueryInterrupted(str(exc)) from exc
+    except duckdb.IOException as exc:  # HTTPException included
+        raise _storage_failure(exc) from exc
     except duckdb.Error as exc:
         raise QueryFailed(_short(str(exc))) from exc
     return reader.schema, _batches(reader)
@@ -220,14 +228,25 @@ def _batches(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
         yield from reader
     except duckdb.InterruptException as exc:
         raise QueryInterrupted(str(exc)) from exc
+    except duckdb.IOException as exc:
+        raise _storage_failure(exc) from exc
     except duckdb.Error as exc:
         raise QueryFailed(_short(str(exc))) from exc
     except OSError as exc:
         # Past the first batch, DuckDB's errors reach Arrow's reader and come out as OSError with DuckDB's
-        # message ("INTERRUPT Error: Interrupted!", "Conversion Error: ...").
+        # message ("INTERRUPT Error: Interrupted!", "Conversion Error: ...", "IO Error: ...").
         if str(exc).startswith("INTERRUPT"):
             raise QueryInterrupted(str(exc)) from exc
+        if is_io_error(str(exc)):
+            raise _storage_failure(exc) from exc
         raise QueryFailed(_short(str(exc))) from exc
+
+
+def _storage_failure(error: Exception) -> StorageUnavailable:
+    """DuckDB could not read the table's files: its text names the endpoint, bucket and key, so it goes to
+    the log and the caller reads the reason alone."""
+    log.warning("a query could not read the table storage", exc_info=error)
+    return StorageUnavailable(f"The table storage is unavailable: {storage_reason(str(error))}")
 
 
 def _short(message: str, limit: int = 1000) -> str:

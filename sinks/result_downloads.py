@@ -1,20 +1,27 @@
 """Downloads of a stored query result, streamed in bounded pieces and never built whole in memory: CSV a
 few thousand rows at a time, JSON Lines a few hundred; Parquet as the stored file itself when it needs no
 rewriting, else rewritten a few thousand rows at a time with masked columns replaced by what the caller may
-see."""
+see.
+
+A download's first piece is read before its answer starts (``started``), so a store that cannot be read
+refuses the download with 503 ``STORAGE_UNAVAILABLE`` instead of an empty 200. A failure after that cannot
+change the status any more: it is logged and ends the stream with an error, so the server breaks the
+connection off before the chunked body's last piece and the client sees the download incomplete, never a
+shorter file that looks whole."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sinks.job_results import render
+from sinks.job_results import render, result_storage
 
 if TYPE_CHECKING:
     from sinks.objectstore import ObjectStore
@@ -26,6 +33,38 @@ DOWNLOAD_CHUNK_BYTES = 256 * 1024
 # JSON Lines are rendered a quarter batch at a time: a row as a dict of Python values took about 700 bytes
 # for four numbers (measured), eight times its line, and a piece this size keeps that near 350 KB.
 JSONL_PIECE_ROWS = 500
+log = logging.getLogger(__name__)
+
+
+class DownloadBrokenOff(Exception):
+    """The stored result could not be read any further after the download's answer had started."""
+
+
+def started(pieces: Iterator[bytes], job_id: str) -> Iterator[bytes]:
+    """``pieces`` with the first one read now: StorageUnavailable or ResultGone (``result_storage``) before
+    a byte is sent. A failure of a later piece is logged and raised as DownloadBrokenOff."""
+    with result_storage():
+        first = next(pieces, None)
+    return _rest(first, pieces, job_id)
+
+
+def _rest(first: bytes | None, pieces: Iterator[bytes], job_id: str) -> Iterator[bytes]:
+    if first is None:
+        return
+    yield first
+    sent = len(first)
+    try:
+        for piece in pieces:
+            yield piece
+            sent += len(piece)
+    except Exception as error:
+        # The status is sent: raising is the one way left to make the server cut the connection off.
+        log.warning(
+            "a result download broke off; its connection is cut",
+            extra={"job_id": job_id, "bytes_sent": sent, "error": type(error).__name__},
+            exc_info=True,
+        )
+        raise DownloadBrokenOff(f"the download of job {job_id} broke off after {sent} bytes") from error
 
 
 def _batches(store: ObjectStore, key: str) -> Iterator[pa.RecordBatch]:

@@ -185,7 +185,7 @@ class AnalyticsRuntime(WorkerRuntime):
             if await _claimed(claim) is None:
                 claimed.settle(False)
                 cursor.interrupt()
-                with contextlib.suppress(QueryInterrupted, QueryFailed):
+                with contextlib.suppress(QueryInterrupted, QueryFailed, StorageUnavailable):
                     await work
                 return None
             claimed.settle(True)
@@ -197,6 +197,15 @@ class AnalyticsRuntime(WorkerRuntime):
             except QueryFailed as exc:
                 return Outcome(
                     JobState.FAILED, error_code="QUERY_FAILED", error_message=str(exc), error_hint=None
+                )
+            except StorageUnavailable as exc:
+                # The table's files or the result's store could not be reached; the message names neither
+                # endpoint, bucket nor key (the full error is in the worker's log).
+                return Outcome(
+                    JobState.FAILED,
+                    error_code="STORAGE_UNAVAILABLE",
+                    error_message=str(exc),
+                    error_hint="Run the query again once the storage is reachable",
                 )
         finally:
             claimed.settle(False)  # a no-op once settled; frees the thread if the claim wait itself failed
@@ -236,7 +245,9 @@ class AnalyticsRuntime(WorkerRuntime):
         self, cursor: DuckDBPyConnection, company_id: str, plan: QueryPlan, key: str, claimed: _Gate
     ) -> Written:
         """Run the query and write its result as it comes, once the job's claim has succeeded."""
-        schema, batches = stream_query(cursor, plan, self._metadata(company_id, plan))
+        with table_storage():  # the tables' metadata files, read here unless they are cached
+            sources = self._metadata(company_id, plan)
+        schema, batches = stream_query(cursor, plan, sources)
         if not claimed.wait():
             raise QueryInterrupted("the job was not claimed")
         limit = self.settings.query_max_result_bytes

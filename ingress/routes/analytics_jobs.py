@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import logging
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -52,7 +53,10 @@ from schemas.jobs import JobRequest as CancelRequest
 from schemas.records import AnalyticsJobRef
 from sinks.db import jobs
 from sinks.db.models import Job
+from sinks.iceberg.exceptions import StorageUnavailable
+from sinks.job_results import ResultGone
 
+log = logging.getLogger(__name__)
 # Retry-After of a call refused because the company's concurrent-query slots are taken.
 QUERY_SLOT_RETRY_SECONDS = 2
 
@@ -205,7 +209,13 @@ async def _answer(
     if job is not None and job.error_code:
         answer["error"] = {"errorCode": job.error_code, "message": job.error_message, "hint": job.error_hint}
     if job is not None and job.state == JobState.SUCCEEDED.value:
-        answer["preview"] = await run_in_threadpool(preview_of, svc, caller, job, body.reveal)
+        try:
+            answer["preview"] = await run_in_threadpool(preview_of, svc, caller, job, body.reveal)
+        except (StorageUnavailable, ResultGone):
+            # The job ran and its answer stands; its result is read again through /job-results, which
+            # answers 503 (or 404) itself. A store failure here must not read as "nothing was done".
+            log.warning("the preview of a finished query could not be read", extra={"job_id": job_id})
+            answer["preview"] = None
     return answer
 
 

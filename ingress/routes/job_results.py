@@ -5,12 +5,17 @@ the credential, issued only to the caller who ran the job and valid for 5 minute
 Every one of them checks first that the reader's current grant lets them read the job's output
 (``ingress/job_access.py``); the link checks again when it is followed, with its user's grant of that
 moment. Downloads (CSV, Parquet, JSON Lines) stream from the stored file in bounded pieces
-(``sinks/result_downloads.py``)."""
+(``sinks/result_downloads.py``).
+
+A store that cannot be read answers 503 ``STORAGE_UNAVAILABLE`` with Retry-After (the global handler of
+StorageUnavailable): for a download, when its first piece cannot be read; a download that breaks off later
+has sent its 200 and ends with its connection cut. A result file that is gone answers 404 as expired."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -30,8 +35,10 @@ from schemas.admin import Principal
 from schemas.base import iso_utc
 from schemas.jobs import MAX_PAGE_SIZE, DownloadRequest, JobResultsRequest
 from sinks.db import jobs, tenancy
+from sinks.db.models import Job
+from sinks.job_results import ResultGone
 from sinks.objectstore import ObjectStore
-from sinks.result_downloads import csv_chunks, jsonl_chunks, parquet_chunks
+from sinks.result_downloads import csv_chunks, jsonl_chunks, parquet_chunks, started
 
 router = APIRouter(prefix="/clients/svcdb/analytics", tags=["analytics"])
 DOWNLOAD_SECONDS = 300
@@ -54,7 +61,8 @@ def _results(svc: Services, caller: Principal, body: JobResultsRequest) -> dict[
         session.expunge(job)
     total = job.result_row_count or 0
     offset = body.page * body.page_size
-    columns, rows, _ = page_of(svc, caller, job, offset, body.page_size, body.reveal)
+    with _stored(job):
+        columns, rows, _ = page_of(svc, caller, job, offset, body.page_size, body.reveal)
     answer: dict[str, Any] = {
         "columns": columns,
         "rows": rows,
@@ -65,8 +73,18 @@ def _results(svc: Services, caller: Principal, body: JobResultsRequest) -> dict[
         "errors": [],
     }
     if body.reveal_row is not None and body.reveal_column is not None:
-        answer["revealedCell"] = revealed_cell(svc, caller, job, body.reveal_row, body.reveal_column)
+        with _stored(job):
+            answer["revealedCell"] = revealed_cell(svc, caller, job, body.reveal_row, body.reveal_column)
     return answer
+
+
+@contextmanager
+def _stored(job: Job) -> Iterator[None]:
+    """A result file missing from the store (removed as it expired, before its job was told) is 404."""
+    try:
+        yield
+    except ResultGone as exc:
+        raise analytics_error("NOT_FOUND", f"The results of job {job.id} have expired (kept 7 days)") from exc
 
 
 @router.post("/job-results")
@@ -135,8 +153,10 @@ def download_result(token: str, svc: Svc) -> StreamingResponse:
     decrypt = svc.masker.decryptor(company_id)
     reveal = bool(shown)
     chunks, media_type, extension = _FORMATS.get(str(claims["format"]), _FORMATS["CSV"])
+    with _stored(job):
+        body = started(chunks(svc.store, key, stored, allowed, reveal, decrypt), job_id)
     return StreamingResponse(
-        chunks(svc.store, key, stored, allowed, reveal, decrypt),
+        body,
         media_type=media_type,
         headers={"Content-Disposition": f'attachment; filename="{job_id}.{extension}"'},
     )
