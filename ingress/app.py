@@ -24,9 +24,12 @@ from ingress.routes import (
     intake,
     job_results,
     loads,
+    scheduled_controls,
     scheduled_events,
     scheduled_preview,
     table_admin,
+    table_maintenance,
+    webhook_replay,
     webhook_trigger,
 )
 from ingress.shared_counts import SharedCounts
@@ -130,14 +133,17 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(health.router)
     app.include_router(identity.router)
     app.include_router(custom_webhooks.router)
+    app.include_router(webhook_replay.router)
     app.include_router(webhook_trigger.router)
     app.include_router(table_admin.router)
+    app.include_router(table_maintenance.router)
     app.include_router(analytics.router)
     app.include_router(analytics_jobs.router)
     app.include_router(job_results.router)
     app.include_router(loads.router)
     app.include_router(scheduled_events.router)
     app.include_router(scheduled_preview.router)
+    app.include_router(scheduled_controls.router)
     app.include_router(intake.router)
     app.add_middleware(TriggerFastPath, services=lambda: app.state.services)
     app.add_middleware(errors.DatabaseOutage)  # around the fast path, which FastAPI's handlers never see

@@ -13,7 +13,9 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from schemas.base import RequestModel, WireModel
+from schemas.examples import scheduled_controls as control_examples
 from schemas.examples import scheduled_events as examples
+from schemas.scheduled_controls import ActionAfterCompletion, RunTrigger, WindowFields
 from schemas.schedules import ScheduleSpec
 from schemas.versions import VersionSelector
 from schemas.webhooks import TypedValue, WhereGroup
@@ -125,7 +127,7 @@ def missing_target_message(action: ActionType) -> str:
     return f"{noun[action]} ID is required for {action.value} action"
 
 
-class _EventFields(RequestModel):
+class _EventFields(WindowFields):
     description: str | None = Field(None, max_length=2000)
     schedule_spec: ScheduleSpec | None = None
     cron_expression: str | None = Field(None, max_length=300)
@@ -159,7 +161,7 @@ def _check_config_matches(action: ActionType | None, present: str | None) -> Non
 
 
 class CreateEventRequest(_EventFields):
-    model_config = ConfigDict(json_schema_extra=examples.CREATE_EVENT)
+    model_config = ConfigDict(json_schema_extra=control_examples.CREATE_EVENT)
     event_name: str | None = Field(None, max_length=200)
     enabled: bool = True
     action_type: ActionType
@@ -175,7 +177,7 @@ class CreateEventRequest(_EventFields):
 class UpdateEventRequest(_EventFields):
     """Every field but the id is optional; an omitted field keeps its stored value."""
 
-    model_config = ConfigDict(json_schema_extra=examples.UPDATE_EVENT)
+    model_config = ConfigDict(json_schema_extra=control_examples.UPDATE_EVENT)
 
     scheduled_event_id: str = Field(min_length=1, max_length=100)
     event_name: str | None = Field(None, max_length=200)
@@ -234,6 +236,10 @@ class ScheduledEvent(WireModel):
     schedule_arn: str
     next_fire_at: str | None = None
     last_fired_at: str | None = None
+    start_date: str | None = None
+    end_date: str | None = None
+    action_after_completion: ActionAfterCompletion = ActionAfterCompletion.NONE
+    paused_until: str | None = None
     created_at: str
     updated_at: str
     deleted_at: str | None = None
@@ -281,6 +287,7 @@ class RunEntry(WireModel):
     status: RunStatus
     action_type: ActionType
     attempt_number: int
+    trigger: RunTrigger = RunTrigger.SCHEDULE
     queued_at: str
     started_at: str | None = None
     ended_at: str | None = None

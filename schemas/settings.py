@@ -127,9 +127,23 @@ class Settings(BaseSettings):
     # Durable table commits (sinks/iceberg/durable_io.py): holds a commit whose files are written before the
     # catalog names them; for crash tests that kill the writer in between.
     table_pause_before_commit_seconds: float = Field(0.0, ge=0, le=120)
+    # Table maintenance (issue 26: /svc_poweruser/analytics/tables/maintain, sinks/iceberg/maintenance.py).
+    # Snapshots older than the retention expire (the time-travel horizon); a file no snapshot names is removed
+    # once it is older than the orphan age (longer than any commit takes to write its files); compaction
+    # rewrites files under the small size into files of about the target size, at most max files and max
+    # bytes of input per call, so that one call ends in bounded time.
+    snapshot_retention_days: float = Field(7.0, ge=0)
+    orphan_min_age_hours: float = Field(72.0, ge=0)
+    compact_target_file_bytes: int = Field(64 * 1024**2, ge=1024**2, le=1024**3)
+    compact_small_file_bytes: int = Field(8 * 1024**2, ge=1)
+    compact_max_files_per_call: int = Field(2_000, ge=2, le=100_000)
+    compact_max_bytes_per_call: int = Field(512 * 1024**2, ge=1024**2)
     scheduler_action_timeout_seconds: float = Field(300.0, gt=0, le=900)
     # Holds a claimed scheduled run before its action; for tests that stop a worker in between.
     scheduler_pause_before_action_seconds: float = Field(0.0, ge=0, le=60)
+    # Scheduler controls (issue 25: /clients/scheduled-events/run-now): runs of one event asked for by
+    # /run-now and not yet ended; one more is refused (429), so a caller cannot queue unbounded handler calls.
+    scheduler_run_now_max_pending: int = Field(10, ge=1, le=1000)
     query_concurrency: int = Field(4, ge=1, le=64)
     query_threads: int = Field(2, ge=1, le=256)
     query_memory_limit: str = "2GB"
@@ -194,6 +208,10 @@ class Settings(BaseSettings):
     # call it (scheme, host, optional path prefix), for the providers that sign the URL (Twilio). Unset: the
     # request's own scheme and Host header, which a TLS-terminating proxy in front changes.
     public_base_url: str | None = Field(None, pattern=r"^https?://[^/?#@\s]+(/[^?#\s]*)?$")
+
+    # Webhook replay (/svc_poweruser/custom-webhooks/replay): replayed executions a company's replays hand to
+    # the handler queue per second, all of them together, so a bulk replay never crowds out live traffic.
+    replay_rate_per_second: float = Field(50.0, gt=0, le=10_000)
 
     @model_validator(mode="before")
     @classmethod

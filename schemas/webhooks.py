@@ -366,6 +366,8 @@ class ExecutionDetails(WireModel):
     resource_request_json: str | None
     resource_response_json: str | None
     error_message: str | None
+    # A replay (/replay) names the execution it re-ran; null for a delivery the trigger received.
+    replay_of: str | None = None
 
 
 class ExecutionEntry(WireModel):

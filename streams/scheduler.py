@@ -234,6 +234,7 @@ class SchedulerRuntime(HandlerRuntime):
                 error=outcome.error,
                 started_at=work.started_at,
                 attempt=work.attempt,
+                delete_event=work.event_id if work.delete_when_done else None,
             )
         )
 

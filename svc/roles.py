@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import socket
 import sys
 
 import uvicorn
+import uvloop
 
 from schemas.settings import Settings
 from streams.areas import AREAS
@@ -59,6 +61,10 @@ def run_worker(settings: Settings) -> None:
 
     if not settings.kafka_bootstrap:
         raise SystemExit("svc worker needs SVC_KAFKA_BOOTSTRAP (svc up sets it for its children)")
+    # libuv's loop, as the ingress runs: the worker's per-delivery tasks, callbacks and socket writes cost
+    # a fraction of asyncio's pure-Python loop. Set before the app exists, so Faust and mode take it.
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    asyncio.set_event_loop(asyncio.new_event_loop())
     patches.apply(patches.WORKER_PATCHES)
     app = create_app(settings, areas=AREAS)
     worker = faust.Worker(

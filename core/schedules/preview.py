@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 from core.schedules.aws_cron import CronSyntaxError, parse_aws_cron
 from core.schedules.spec import DEFAULT_TIMEZONE, ScheduleError, next_fire, stored_timezone
+from core.schedules.window import NO_WINDOW, FireWindow
 from schemas.schedules import CronSpec, EverySpec, OnceSpec
 
 __all__ = ["check_cron_syntax", "fire_times", "preview_timezone", "show_in_zone"]
@@ -19,13 +20,16 @@ __all__ = ["check_cron_syntax", "fire_times", "preview_timezone", "show_in_zone"
 Spec = EverySpec | CronSpec | OnceSpec
 
 
-def fire_times(spec: Spec, after: datetime, *, anchor: datetime, count: int) -> list[datetime]:
-    """Up to ``count`` fire times strictly after ``after`` (aware UTC), in order; fewer when the schedule
-    runs out (a ONCE time, a cron year field)."""
+def fire_times(
+    spec: Spec, after: datetime, *, anchor: datetime, count: int, window: FireWindow = NO_WINDOW
+) -> list[datetime]:
+    """Up to ``count`` fire times strictly after ``after`` (aware UTC) inside ``window`` (a stored event's
+    startDate, endDate and pause), in order; fewer when the schedule runs out (a ONCE time, a cron year
+    field, endDate)."""
     times: list[datetime] = []
     moment = after
     while len(times) < count:
-        fire = next_fire(spec, moment, anchor=anchor)
+        fire = next_fire(spec, moment, anchor=anchor, window=window)
         if fire is None:
             break
         times.append(fire)

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 from pydantic import ValidationError
 
 from core.schedules.aws_cron import CronSyntaxError, parse_aws_cron
+from core.schedules.window import NO_WINDOW, FireWindow
 from schemas.schedules import (
     CronConfig,
     CronSpec,
@@ -54,6 +55,9 @@ _RATE_UNITS: dict[str, EveryUnit] = {
 }
 _RATE_WORDS: dict[EveryUnit, str] = {"MINUTES": "minute", "HOURS": "hour", "DAYS": "day"}
 
+# The smallest step a datetime takes.
+_INSTANT = timedelta(microseconds=1)
+
 _EXPRESSION = re.compile(r"(?P<kind>[A-Za-z]+)\((?P<body>.*)\)", re.DOTALL)
 _RATE_BODY = re.compile(r"(?P<value>[0-9]+)\s+(?P<unit>[A-Za-z]+)")
 
@@ -62,13 +66,27 @@ class ScheduleError(ValueError):
     """A schedule that cannot be accepted; the message is meant for the API caller."""
 
 
-def next_fire(spec: ScheduleSpec, after: datetime, *, anchor: datetime) -> datetime | None:
-    """The first fire time strictly after ``after`` (aware UTC), or None if there is none.
+def next_fire(
+    spec: ScheduleSpec, after: datetime, *, anchor: datetime, window: FireWindow = NO_WINDOW
+) -> datetime | None:
+    """The first fire time strictly after ``after`` (aware UTC) inside ``window``, or None if there is none.
 
     ``anchor`` (aware) is when the event was created or last re-scheduled; EVERY schedules
-    fire at ``anchor + k * interval`` for k >= 1.  CRON and ONCE ignore it.
+    fire at ``anchor + k * interval`` for k >= 1.  CRON and ONCE ignore it.  ``window`` (startDate,
+    endDate, a pause) only drops fires: an EVERY grid keeps its anchor, a cron its wall clock.
     """
     _require_aware(after=after, anchor=anchor)
+    opens = window.opens()
+    if opens is not None and opens > after:
+        # Strictly after the instant before ``opens``: a fire exactly at startDate or at a pause's end counts.
+        after = opens - _INSTANT
+    fire = _next_fire(spec, after, anchor)
+    if fire is not None and window.end_date is not None and fire > window.end_date:
+        return None
+    return fire
+
+
+def _next_fire(spec: ScheduleSpec, after: datetime, anchor: datetime) -> datetime | None:
     if isinstance(spec, EverySpec):
         interval = spec.every.value * _UNIT_DELTA[spec.every.unit]
         steps = max((after - anchor) // interval + 1, 1)

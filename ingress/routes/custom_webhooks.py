@@ -32,7 +32,7 @@ from schemas.webhooks import (
     WebhookIdRequest,
     WebhookListAnswer,
 )
-from sinks.db import executions, webhooks
+from sinks.db import executions, replays, webhooks
 from sinks.db.executions import HistoryRow
 from sinks.db.models import Webhook as WebhookRow
 from sinks.db.webhook_secrets import answered
@@ -192,7 +192,7 @@ def share_webhook(body: ShareRequest, caller: PoweruserCaller, session: DbSessio
     return SharedAnswer(updated=True)
 
 
-def _entry(row: HistoryRow) -> ExecutionEntry:
+def _entry(row: HistoryRow, replay_of: str | None = None) -> ExecutionEntry:
     entry = row.entry
     return ExecutionEntry(
         id=entry.id,
@@ -219,6 +219,7 @@ def _entry(row: HistoryRow) -> ExecutionEntry:
             resource_request_json=entry.resource_request_json,
             resource_response_json=entry.resource_response_json,
             error_message=entry.error_message,
+            replay_of=replay_of,
         ),
     )
 
@@ -230,8 +231,9 @@ def get_execution_history(body: HistoryRequest, caller: PoweruserCaller, session
     rows = executions.history_page(
         session, caller.company_id, visible.webhook.id, body.status, body.page, body.size, total
     )
+    originals = replays.originals_of(session, caller.company_id, [row.entry.execution_id for row in rows])
     return HistoryAnswer(
-        history=[_entry(row) for row in rows],
+        history=[_entry(row, originals.get(row.entry.execution_id)) for row in rows],
         total_pages=math.ceil(total / body.size),
         total_elements=total,
         current_page=body.page,

@@ -23,16 +23,16 @@ from core.schedules.spec import (
     validate_spec,
     with_timezone,
 )
-from core.versions import LATEST_PUBLISHED, VersionNotResolved, resolve
 from ingress.deps import ClientCaller, DbSession
 from ingress.errors import ApiError
+from ingress.scheduled_targets import check_target
+from ingress.scheduled_window import first_fire_in_window, set_window, window_wire
 from schemas.admin import Principal
 from schemas.base import iso_utc
-from schemas.enums import AccessLevel
+from schemas.scheduled_controls import ActionAfterCompletion, RunTrigger
 from schemas.scheduled_events import (
     CONFIG_FIELD,
     EVENT_NAME_REQUIRED,
-    FOREIGN_TARGET,
     NOT_FOUND,
     ActionConfig,
     ActionType,
@@ -52,20 +52,14 @@ from schemas.scheduled_events import (
     ToggleRequest,
     UpdatedAnswer,
     UpdateEventRequest,
-    missing_target_message,
-    target_id,
 )
 from schemas.schedules import CronSpec, EverySpec, OnceSpec, dump_schedule_spec, load_schedule_spec
-from sinks.db import resources, scheduled_events, tables, tenancy
+from sinks.db import scheduled_events, tenancy
 from sinks.db.models import ScheduledEvent as EventRow
+from sinks.db.scheduled_events import fire_window
 
 router = APIRouter(prefix="/clients/scheduled-events", tags=["scheduled events"])
 Spec = EverySpec | CronSpec | OnceSpec
-# Running an agent or tool on a schedule needs at least this level on it; company admins hold ADMIN.
-USE_LEVEL = AccessLevel.READ
-_NOUN = {ActionType.INVOKE_AGENT: "agent", ActionType.INVOKE_TOOL: "tool", ActionType.UPDATE_SVCDB: "table"}
-_KIND = {ActionType.INVOKE_AGENT: "AGENT", ActionType.INVOKE_TOOL: "TOOL"}
-_WIRE_CONFIG = {ActionType.INVOKE_AGENT: "agentConfig", ActionType.INVOKE_TOOL: "toolConfig"}
 _ANSWER = {"response_model_by_alias": True, "response_model_exclude_none": True}
 
 
@@ -94,41 +88,6 @@ def _moved(spec: Spec, timezone: str, now: datetime) -> Spec:
     except ScheduleError as exc:
         raise ApiError(400, str(exc)) from None
     return moved
-
-
-def _check_target(
-    session: Session, caller: Principal, action: ActionType, config: ActionConfig | None
-) -> None:
-    resource_id = target_id(action, config)
-    if resource_id is None:
-        raise ApiError(400, missing_target_message(action))
-    denied = f"API key does not have permission to access the target {_NOUN[action]} (ID: {resource_id})"
-    if action is ActionType.UPDATE_SVCDB:
-        if tables.get(session, caller.company_id, resource_id) is None:
-            raise ApiError(400, FOREIGN_TARGET)
-        access = tables.access(session, caller.company_id, caller.user_id, caller.is_admin, resource_id)
-        if not access.allows("WRITE"):
-            raise ApiError(403, denied)
-        return
-    handler = resources.get_handler(session, caller.company_id, resource_id)
-    if handler is None or handler.type != _KIND[action]:
-        raise ApiError(400, FOREIGN_TARGET)
-    level = resources.access_level(session, caller.company_id, caller.user_id, handler.id)
-    if level is None or not level.allows(USE_LEVEL):
-        raise ApiError(403, denied)
-    _check_version(session, caller, action, config, handler.id)
-
-
-def _check_version(
-    session: Session, caller: Principal, action: ActionType, config: ActionConfig | None, resource_id: str
-) -> None:
-    """The version the event would run must exist now (the run resolves it again when it fires)."""
-    selector = getattr(config, "version", None) or LATEST_PUBLISHED
-    versions = resources.versions_of(session, caller.company_id, resource_id)
-    try:
-        resolve(versions, selector, f"{_KIND[action]} {resource_id}")
-    except VersionNotResolved as exc:
-        raise ApiError(400, f"{_WIRE_CONFIG[action]}.version: {exc}") from None
 
 
 def _config_json(config: ActionConfig) -> str:
@@ -167,6 +126,7 @@ def _wire(row: EventRow) -> ScheduledEvent:
         created_at=iso_utc(row.created_at) or "",
         updated_at=iso_utc(row.updated_at) or "",
         deleted_at=iso_utc(row.deleted_at),
+        **window_wire(row),
         **config,
     )
 
@@ -185,10 +145,11 @@ def _name(value: str | None) -> str:
 
 
 def _reschedule(row: EventRow, spec: Spec, now: datetime) -> None:
-    """A new schedule starts a new grid: EVERY counts from now, CRON and ONCE from the next match."""
+    """A new schedule starts a new grid: EVERY counts from now, CRON and ONCE from the next match, each
+    within the event's dates and pause (none left is 400)."""
     row.spec_json = json.dumps(dump_schedule_spec(spec))
     row.anchor_at = now
-    row.next_fire_at = next_fire(spec, now, anchor=now)
+    row.next_fire_at = first_fire_in_window(row, spec, now)
 
 
 @router.post("/all", response_model=ListAnswer, **_ANSWER)  # type: ignore[arg-type]
@@ -209,8 +170,8 @@ def create_event(body: CreateEventRequest, caller: ClientCaller, session: DbSess
     now = _now()
     spec = _schedule(body.cron_expression, body.timezone, body.schedule_spec, now)
     config = body.config()
-    _check_target(session, caller, body.action_type, config)
-    assert config is not None  # _check_target refuses a missing config  # noqa: S101
+    check_target(session, caller, body.action_type, config)
+    assert config is not None  # check_target refuses a missing config  # noqa: S101
     row = EventRow(
         id=scheduled_events.new_id(),
         company_id=caller.company_id,
@@ -220,9 +181,11 @@ def create_event(body: CreateEventRequest, caller: ClientCaller, session: DbSess
         action_type=body.action_type.value,
         config_json=_config_json(config),
         enabled=body.enabled,
+        action_after_completion=ActionAfterCompletion.NONE.value,
         created_at=now,
         updated_at=now,
     )
+    set_window(row, body, now)
     _reschedule(row, spec, now)
     scheduled_events.add(session, row)
     return CreatedAnswer(scheduled_event=_wire(row), event_id=row.id, schedule_arn=_arn(row))
@@ -242,8 +205,9 @@ def update_event(body: UpdateEventRequest, caller: ClientCaller, session: DbSess
         raise ApiError(400, f"the config sent does not match actionType {action.value}")
     config = body.config()
     if config is not None:
-        _check_target(session, caller, action, config)
+        check_target(session, caller, action, config)
         row.action_type, row.config_json = action.value, _config_json(config)
+    dates_changed = set_window(row, body, now)
     zone = _sent_zone(body.timezone)
     if body.schedule_spec is not None or body.cron_expression is not None:
         # An expression sent without a timezone keeps the event's zone; UTC only when it has none (EVERY).
@@ -253,6 +217,9 @@ def update_event(body: UpdateEventRequest, caller: ClientCaller, session: DbSess
         # A timezone alone moves a CRON or ONCE schedule to that zone's wall clock, its expression or
         # time kept exactly (not re-read from the at(...) form, which drops a fraction of a second).
         _reschedule(row, _moved(_spec(row), zone, now), now)
+    elif dates_changed:
+        # New dates keep the grid (an EVERY anchor stays) and bound it afresh from now.
+        row.next_fire_at = first_fire_in_window(row, _spec(row), now)
     if body.enabled is not None:
         _set_enabled(row, body.enabled, now)
     row.updated_at = now
@@ -263,7 +230,7 @@ def update_event(body: UpdateEventRequest, caller: ClientCaller, session: DbSess
 def _set_enabled(row: EventRow, enabled: bool, now: datetime) -> None:
     if enabled and not row.enabled and row.next_fire_at is not None:
         # Fires that fell due while disabled are not owed: the grid resumes from now.
-        row.next_fire_at = next_fire(_spec(row), now, anchor=row.anchor_at)
+        row.next_fire_at = next_fire(_spec(row), now, anchor=row.anchor_at, window=fire_window(row))
     row.enabled = enabled
 
 
@@ -298,6 +265,7 @@ def list_runs(body: RunsRequest, caller: ClientCaller, session: DbSession) -> Ru
             status=RunStatus(run.status),
             action_type=ActionType(run.action_type),
             attempt_number=run.attempt,
+            trigger=RunTrigger.RUN_NOW if run.manual else RunTrigger.SCHEDULE,
             queued_at=iso_utc(run.queued_at) or "",
             started_at=iso_utc(run.started_at),
             ended_at=iso_utc(run.ended_at),

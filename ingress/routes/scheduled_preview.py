@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from core.schedules.preview import check_cron_syntax, fire_times, preview_timezone, show_in_zone
 from core.schedules.spec import ScheduleError, parse_schedule_expression
+from core.schedules.window import NO_WINDOW, FireWindow
 from ingress.deps import ClientCaller, DbSession
 from ingress.errors import ApiError
 from schemas.scheduled_events import NOT_FOUND
@@ -47,13 +48,13 @@ def _from_spec(spec: Spec) -> Spec:
     return spec
 
 
-def _stored(session: Session, company_id: str, event_id: str) -> tuple[Spec, datetime]:
-    """The event's schedule and the anchor its EVERY grid counts from; another company's event is not found,
-    exactly as /get answers."""
+def _stored(session: Session, company_id: str, event_id: str) -> tuple[Spec, datetime, FireWindow]:
+    """The event's schedule, the anchor its EVERY grid counts from and its window (startDate, endDate, a
+    pause); another company's event is not found, exactly as /get answers."""
     row = scheduled_events.get(session, company_id, event_id)
     if row is None:
         raise ApiError(404, NOT_FOUND)
-    return load_schedule_spec(json.loads(row.spec_json)), row.anchor_at
+    return load_schedule_spec(json.loads(row.spec_json)), row.anchor_at, scheduled_events.fire_window(row)
 
 
 @router.post("/preview", response_model=SchedulePreviewAnswer, response_model_by_alias=True)
@@ -61,8 +62,9 @@ def preview_schedule(
     body: SchedulePreviewRequest, caller: ClientCaller, session: DbSession
 ) -> SchedulePreviewAnswer:
     after = (body.from_ or datetime.now(UTC)).astimezone(UTC)
+    window = NO_WINDOW
     if body.scheduled_event_id is not None:
-        spec, anchor = _stored(session, caller.company_id, body.scheduled_event_id)
+        spec, anchor, window = _stored(session, caller.company_id, body.scheduled_event_id)
     else:
         # An event saved at ``from`` would anchor its EVERY grid there, as /create anchors at its own now.
         anchor = after
@@ -72,5 +74,5 @@ def preview_schedule(
             else _from_expression(body.cron_expression or "", body.timezone)
         )
     zone = preview_timezone(spec)
-    times = fire_times(spec, after, anchor=anchor, count=body.count)
+    times = fire_times(spec, after, anchor=anchor, count=body.count, window=window)
     return SchedulePreviewAnswer(fire_times=[show_in_zone(moment, zone) for moment in times], timezone=zone)

@@ -249,6 +249,29 @@ class WebhookExecutionCount(Base):
     entries: Mapped[int] = mapped_column(Integer, default=0)
 
 
+class WebhookReplay(Base):
+    """A replayed execution and the execution it replays (the history's ``replayOf``): one row per replay,
+    shared by all its attempts, so the delivery path's own rows need no new column."""
+
+    __tablename__ = "webhook_replays"
+
+    execution_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), index=True)
+    webhook_id: Mapped[str] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"), index=True)
+    original_execution_id: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class ReplayPacer(Base):
+    """A company's next free replay slot: every replay of the company, from any ingress process, reserves
+    its slots here in the transaction that records it, so all its replays together keep to one rate."""
+
+    __tablename__ = "replay_pacers"
+
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), primary_key=True)
+    next_slot_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
 class AnalyticsTable(Base):
     """A table's definition and semantic layer; its rows live in Iceberg (``c_<company>.t_<id>``)."""
 
@@ -337,6 +360,12 @@ class ScheduledEvent(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # The window fires may fall in (core/schedules/window.py); a pause is a lower bound that ends by itself.
+    start_date: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    end_date: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    paused_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # NONE or DELETE: DELETE soft-deletes the event once it has no fire left and its last run ended.
+    action_after_completion: Mapped[str] = mapped_column(String(8), default="NONE")
 
 
 class ScheduledEventRun(Base):
@@ -366,6 +395,9 @@ class ScheduledEventRun(Base):
     # While RUNNING: the worker acting on this run renews this; the reconciler queues another attempt only
     # once it has passed (core/leases.py). NULL (claimed before leases): the old timeout rule.
     lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # A /run-now run: not a fire of the schedule, so a pause, a disabled event and actionAfterCompletion
+    # leave it alone.
+    manual: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class Job(Base):

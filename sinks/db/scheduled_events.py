@@ -17,13 +17,16 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from core.schedules.spec import next_fire
+from core.schedules.window import NO_WINDOW, FireWindow
 from schemas.records import ScheduleTick
+from schemas.scheduled_controls import ActionAfterCompletion
 from schemas.scheduled_events import RunStatus
 from schemas.schedules import CronSpec, EverySpec, OnceSpec, load_schedule_spec
 from sinks import credentials
 from sinks.db.models import ScheduledEvent, ScheduledEventRun
 
 QUEUED = RunStatus.QUEUED.value
+DELETE = ActionAfterCompletion.DELETE.value
 Spec = EverySpec | CronSpec | OnceSpec
 
 
@@ -50,6 +53,13 @@ def list_live(session: Session, company_id: str) -> list[ScheduledEvent]:
 
 def first_fire(spec_json: str, anchor: datetime, now: datetime) -> datetime | None:
     return next_fire(load_schedule_spec(json.loads(spec_json)), now, anchor=anchor)
+
+
+def fire_window(event: ScheduledEvent) -> FireWindow:
+    """The event's startDate, endDate and pause, as the next-fire function takes them."""
+    if event.start_date is None and event.end_date is None and event.paused_until is None:
+        return NO_WINDOW
+    return FireWindow(start_date=event.start_date, end_date=event.end_date, paused_until=event.paused_until)
 
 
 def add(session: Session, event: ScheduledEvent) -> ScheduledEvent:
@@ -102,16 +112,19 @@ def _fire_to_run(
 ) -> tuple[datetime | None, datetime | None]:
     """(the fire to claim or None, the next fire after it). Of the fires missed while nothing ran, only
     the latest one inside the catch-up window runs: a restart never replays a burst. A fire up to
-    ``horizon`` (a little after now) is claimed ahead, so its tick waits at the executor, not in a queue."""
+    ``horizon`` (a little after now) is claimed ahead, so its tick waits at the executor, not in a queue.
+    Every time comes from the next-fire function within the event's window (startDate, endDate, a pause)."""
     spec = _parsed_spec(event.spec_json)
-    anchor = event.anchor_at
+    anchor, bounds = event.anchor_at, fire_window(event)
     start = max(due, now - window)
     fire: datetime | None = (
-        due if due >= start else next_fire(spec, start - timedelta(microseconds=1), anchor=anchor)
+        due
+        if due >= start and bounds.admits(due)
+        else next_fire(spec, start - timedelta(microseconds=1), anchor=anchor, window=bounds)
     )
     if fire is None or fire > horizon:
         return None, fire
-    while (following := next_fire(spec, fire, anchor=anchor)) is not None and following <= now:
+    while (following := next_fire(spec, fire, anchor=anchor, window=bounds)) is not None and following <= now:
         fire = following
     return fire, following
 
@@ -120,7 +133,8 @@ def claim_due(
     session: Session, now: datetime, window: timedelta, limit: int, horizon: datetime | None = None
 ) -> list[Tick]:
     """Turn every fire of enabled, live events due by ``horizon`` (default: now) into a QUEUED run row and
-    advance the event; at most one fire per event per call."""
+    advance the event; at most one fire per event per call. An event with actionAfterCompletion DELETE that
+    is left with no fire and none to run now is deleted here (with one to run, its run's end deletes it)."""
     horizon = max(now, horizon or now)
     events = list(
         session.scalars(
@@ -143,11 +157,16 @@ def claim_due(
         if due is None:
             continue
         fire, following = _fire_to_run(event, due, now, window, horizon)
+        ended = (
+            {"deleted_at": now, "updated_at": now}
+            if fire is None and following is None and event.action_after_completion == DELETE
+            else {}
+        )
         # Compare-and-set on the grid: of two schedulers overlapping in a rebalance, one advances it.
         advanced = session.execute(
             update(ScheduledEvent)
             .where(ScheduledEvent.id == event.id, ScheduledEvent.next_fire_at == due)
-            .values(next_fire_at=following, last_fired_at=fire or event.last_fired_at)
+            .values(next_fire_at=following, last_fired_at=fire or event.last_fired_at, **ended)
             # Not "evaluate": it would visit every object in the session per statement (quadratic).
             .execution_options(synchronize_session=False)
         )

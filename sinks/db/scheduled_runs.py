@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from core import leases
 from schemas.scheduled_events import ActionType, RunStatus
+from sinks.db import scheduled_controls
 from sinks.db.models import HandlerResource, ScheduledEvent, ScheduledEventRun
 from sinks.db.scheduled_events import Tick
 
@@ -50,6 +51,10 @@ class RunWork:
     started_at: datetime
     handler_type: str | None = None
     endpoint: str | None = None
+    # A /run-now run (RUN_NOW in /runs).
+    manual: bool = False
+    # Its end deletes the event if the event has no fire left (actionAfterCompletion DELETE; never manual).
+    delete_when_done: bool = False
 
 
 def handler_id(action_type: str, config: dict[str, Any]) -> str | None:
@@ -66,7 +71,8 @@ def claim_runs(
 ) -> list[RunWork]:
     """QUEUED → RUNNING for every run of ``run_ids`` still QUEUED, in one statement, with its lease; the
     others were already taken. A run of an event disabled or deleted since its tick is SKIPPED here, so that
-    such an event never acts."""
+    such an event never acts (a /run-now run of a disabled event still acts: it was asked for). A fire a
+    pause covers (claimed ahead before the pause came) is withdrawn: a paused fire is no run at all."""
     if not run_ids:
         return []
     moved = list(
@@ -88,7 +94,10 @@ def claim_runs(
     )
     ready: list[tuple[ScheduledEventRun, ScheduledEvent, dict[str, Any]]] = []
     for run, event in pairs:
-        if event.deleted_at is not None or not event.enabled:
+        if scheduled_controls.paused_over(run, event):
+            session.delete(run)
+            continue
+        if event.deleted_at is not None or not (event.enabled or run.manual):
             state = "deleted" if event.deleted_at is not None else "disabled"
             run.status, run.ended_at, run.duration_ms = RunStatus.SKIPPED.value, now, 0
             run.error_message = f"The event was {state} before this run started"
@@ -115,6 +124,8 @@ def claim_runs(
                 started_at=now,
                 handler_type=handler.type if handler is not None else None,
                 endpoint=handler.endpoint if handler is not None else None,
+                manual=run.manual,
+                delete_when_done=scheduled_controls.deletes_when_done(run, event),
             )
         )
     return works
@@ -168,10 +179,28 @@ def finish_run(
     error: str | None,
     started_at: datetime | None = None,
     attempt: int | None = None,
+    delete_event: str | None = None,
 ) -> bool:
     """RUNNING → a final status; False if the reconciler already gave the run to another attempt. With
     ``attempt``, only that attempt's outcome is written: a worker that lost its lease cannot end (or, failing,
-    disable the event of) the attempt that replaced it."""
+    disable the event of) the attempt that replaced it. ``delete_event`` (RunWork.delete_when_done): the
+    event this run's end deletes if it has no fire left (actionAfterCompletion DELETE)."""
+    ended = _finish(session, run_id, status, ended_at, response, error, started_at, attempt)
+    if ended and delete_event is not None:
+        scheduled_controls.delete_if_complete(session, delete_event, ended_at)
+    return ended
+
+
+def _finish(
+    session: Session,
+    run_id: str,
+    status: RunStatus,
+    ended_at: datetime,
+    response: Any,
+    error: str | None,
+    started_at: datetime | None,
+    attempt: int | None,
+) -> bool:
     same_attempt = () if attempt is None else (ScheduledEventRun.attempt == attempt,)
     if status is not RunStatus.FAILED and started_at is not None:
         # The common case in one statement, without loading the row.
@@ -266,6 +295,8 @@ def take_abandoned(
         run.lease_until = None
         if run.attempt >= MAX_ATTEMPTS:
             _fail(session, run, now, LOST_WORKER)
+            if not run.manual:
+                scheduled_controls.delete_if_complete(session, run.event_id, now)
             continue
         run.status, run.attempt, run.started_at, run.dispatched_at = QUEUED, run.attempt + 1, None, now
         again.append(_tick(run))

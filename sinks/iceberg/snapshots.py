@@ -16,6 +16,9 @@ from core.sql.model import TableRef
 from sinks.scan_estimate import snapshot_schema
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# A compaction's mark in its snapshot summary (sinks/iceberg/maintenance.py).
+MAINTENANCE = "svc.maintenance"
+COMPACT_MARK = "COMPACT"
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,9 @@ def list_snapshots(handle: Any) -> list[SnapshotInfo]:
     for snapshot in handle.snapshots():
         summary = snapshot.summary
         operation = summary.operation.value.upper() if summary is not None else None
+        if summary is not None and summary.get(MAINTENANCE) == COMPACT_MARK:
+            # pyiceberg commits only APPEND, OVERWRITE and DELETE; a compaction changes no row: REPLACE.
+            operation = "REPLACE"
         found.append(
             SnapshotInfo(
                 snapshot_id=int(snapshot.snapshot_id),

@@ -28,7 +28,7 @@ from ingress.append_rows import convert
 from ingress.job_results_view import check_reveal_pair
 from ingress.routes.analytics_jobs import _cursor
 from ingress.table_specs import table_definition
-from schemas import identity, scheduled_events, scheduled_preview
+from schemas import identity, scheduled_controls, scheduled_events, scheduled_preview
 from schemas.column_types import SYSTEM_COLUMNS, ColumnDef, parse_column_type
 from schemas.examples import ids
 from schemas.intake import AbortRequest, CompleteRequest, InitiateRequest, PartUrlsRequest
@@ -42,6 +42,8 @@ from schemas.jobs import (
     LoadRequest,
     QueryRequest,
 )
+from schemas.maintenance import MaintainRequest
+from schemas.replay import ReplayRequest
 from schemas.schedules import load_schedule_spec
 from schemas.settings import Settings
 from schemas.tables import (
@@ -105,15 +107,19 @@ OTHER_OPERATIONS: dict[str, type[BaseModel]] = {
     f"{WEBHOOKS}/get": WebhookIdRequest,
     f"{WEBHOOKS}/delete": WebhookIdRequest,
     f"{WEBHOOKS}/refresh-api-key": WebhookIdRequest,
+    f"{WEBHOOKS}/replay": ReplayRequest,
     f"{EVENTS}/all": scheduled_events.EmptyRequest,
     f"{EVENTS}/get": scheduled_events.EventIdRequest,
     f"{EVENTS}/delete": scheduled_events.EventIdRequest,
     f"{EVENTS}/runs": scheduled_events.RunsRequest,
     f"{EVENTS}/preview": scheduled_preview.SchedulePreviewRequest,
+    f"{EVENTS}/pause": scheduled_controls.PauseRequest,
+    f"{EVENTS}/run-now": scheduled_controls.RunNowRequest,
     f"{TABLES}/add-column": AddColumnRequest,
     f"{TABLES}/update-semantics": UpdateSemanticsRequest,
     f"{TABLES}/drop": TableIdRequest,
     f"{TABLES}/snapshots": SnapshotsRequest,
+    f"{TABLES}/maintain": MaintainRequest,
     f"{ANALYTICS}/cancel": JobRequest,
     f"{INTAKE}/multipart-abort": AbortRequest,
 }

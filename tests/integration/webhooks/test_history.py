@@ -37,6 +37,7 @@ DETAIL_FIELDS = {
     "resourceRequestJson",
     "resourceResponseJson",
     "errorMessage",
+    "replayOf",  # an addition to the spec (issue 24): the execution a replay re-ran, null otherwise
 }
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 

@@ -1,0 +1,37 @@
+"""The window a schedule may fire in: ``startDate``, ``endDate`` and a pause (``pausedUntil``).
+
+A plain value the next-fire function takes (core/schedules/spec.py ``next_fire(..., window=...)``), so the
+scheduler, an event's ``nextFireAt`` and ``/preview`` all read the window the same way: no fire before
+``startDate`` or before ``pausedUntil``, none after ``endDate``, each bound inclusive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+__all__ = ["NO_WINDOW", "FireWindow"]
+
+
+@dataclass(frozen=True)
+class FireWindow:
+    """Aware instants, each optional; a pause is just another lower bound, so a schedule resumes at its end
+    without anyone acting."""
+
+    start_date: datetime | None = None
+    end_date: datetime | None = None
+    paused_until: datetime | None = None
+
+    def opens(self) -> datetime | None:
+        """The earliest instant a fire may have: the later of startDate and the pause's end."""
+        bounds = [bound for bound in (self.start_date, self.paused_until) if bound is not None]
+        return max(bounds) if bounds else None
+
+    def admits(self, moment: datetime) -> bool:
+        opens = self.opens()
+        if opens is not None and moment < opens:
+            return False
+        return self.end_date is None or moment <= self.end_date
+
+
+NO_WINDOW = FireWindow()
