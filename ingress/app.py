@@ -46,6 +46,7 @@ from sinks.iceberg.read_cache import TableReads
 from sinks.kafka import Publisher
 from sinks.objectstore import object_store
 from sinks.scripting.workers import configure_default_pool
+from sinks.telemetry import Spans
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +105,9 @@ def create_app(settings: Settings) -> FastAPI:
                 per_key=per_key_failures,
                 local_share=share,
             ),
+            spans=Spans(
+                settings.otlp_endpoint, service="svc-ingress", timeout_seconds=settings.otlp_timeout_seconds
+            ),
         )
         # Everything loaded so far (modules, the app, its routes) lives as long as the process: out of the
         # collector's sight, full collections no longer walk it on every request burst.
@@ -120,6 +124,7 @@ def create_app(settings: Settings) -> FastAPI:
             committer.stop()
             counts.stop()
             await publisher.stop()
+            app.state.services.spans.shutdown()
             engine.dispose()
             log.info("ingress stopped")
 

@@ -156,8 +156,10 @@ def status_body(job: Job, columns: list[dict[str, Any]] | None = None) -> dict[s
             rejectedSample=json.loads(job.rejected_sample_json) if job.rejected_sample_json else [],
             notes=json.loads(job.notes_json) if job.notes_json else [],
         )
-    elif job.notes_json:  # a query cut off at the result-size limit says so
-        body["notes"] = json.loads(job.notes_json)
+    else:
+        body["cacheHit"] = job.cached_from is not None  # answered from the result cache
+        if job.notes_json:  # a query cut off at the result-size limit says so
+            body["notes"] = json.loads(job.notes_json)
     return body
 
 

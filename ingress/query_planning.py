@@ -73,6 +73,9 @@ class Planned:
     resolved: dict[str, Resolved]  # by SQL name
     estimated_bytes: int
     readings: dict[str, Reading] = field(default_factory=dict)  # by TableRef key
+    # The snapshot each reading reads as planned (by TableRef key): its pinned one, or the table's current
+    # one when it was planned (None: no snapshot yet); the estimate counted these files.
+    read_snapshots: dict[str, int | None] = field(default_factory=dict)
 
     @property
     def table_ids(self) -> list[str]:
@@ -159,11 +162,18 @@ def plan(session: Session, reads: TableReads, caller: Principal, sql: str, analy
     except SqlError as error:
         raise sql_error(error) from error
     estimated = 0
+    read_snapshots: dict[str, int | None] = {}
     for key, reading in readings.items():
         handle = reads.table(reading.found.table.company_id, reading.found.table.id)
+        read_snapshots[key] = reading.snapshot_id if reading.pinned else _current_snapshot_id(handle)
         occurrences = predicates.get(key) or [[]]
         estimated += sum(reads.estimate(handle, c, reading.snapshot_id) for c in occurrences)
-    return Planned(compiled, resolved, estimated, readings)
+    return Planned(compiled, resolved, estimated, readings, read_snapshots)
+
+
+def _current_snapshot_id(handle: Any) -> int | None:
+    current = handle.current_snapshot()
+    return None if current is None else int(current.snapshot_id)
 
 
 def query_plan(
@@ -211,5 +221,6 @@ def _view_plan(planned: Planned, key: str) -> ViewPlan:
         columns=columns,
         row_filter=duckdb_predicate(access.row_filter) if access.row_filter else None,
         snapshot_id=reading.snapshot_id if reading.pinned else None,
+        read_snapshot_id=planned.read_snapshots.get(key, reading.snapshot_id),
         absent_columns=absent,
     )

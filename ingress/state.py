@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from prometheus_client import CollectorRegistry
@@ -19,6 +19,7 @@ from sinks.iceberg.masking import Masker
 from sinks.iceberg.read_cache import TableReads
 from sinks.kafka import Publisher
 from sinks.objectstore import ObjectStore
+from sinks.telemetry import Spans, off
 
 
 @dataclass
@@ -40,3 +41,5 @@ class Services:
     # Rate limits and failed-authentication counts, shared with the other ingress processes through the DB.
     counts: SharedCounts
     auth_throttle: AuthThrottle
+    # Spans of webhook deliveries, exported when SVC_OTLP_ENDPOINT is set (sinks/telemetry.py).
+    spans: Spans = field(default_factory=off)

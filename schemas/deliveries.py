@@ -12,6 +12,7 @@ from schemas.records import DeliveryResult, DeliveryTask
 __all__ = [
     "DeliveryResult",
     "DeliveryTask",
+    "DuplicateWebhookResponse",
     "ExecuteWebhookResponse",
     "FilteredWebhookResponse",
     "HandlerOutcome",
@@ -31,6 +32,13 @@ class FilteredWebhookResponse(ExecuteWebhookResponse):
     filterConfig, so it was not queued and no handler runs."""
 
     filtered: bool = True
+
+
+class DuplicateWebhookResponse(ExecuteWebhookResponse):
+    """The trigger's 200 for a delivery whose Idempotency-Key (or provider delivery id) the webhook saw within
+    its deduplication window: ``executionId`` is the first delivery's; nothing new was recorded or queued."""
+
+    duplicate: bool = True
 
 
 class HandlerOutcome(WireModel):

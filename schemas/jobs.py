@@ -66,6 +66,12 @@ class QueryRequest(RequestModel):
         "same user within 24 hours it answers the same job, never a second run; with a different tableId, "
         "sql, maxRows or maxBytesScanned it is 400 INVALID_REQUEST",
     )
+    use_query_cache: bool = Field(
+        True,
+        description="Answer from the result of an earlier identical query when there is one (same SQL, same "
+        "table snapshots, same effective grant, same maxRows): the job is SUCCEEDED at once with cacheHit "
+        "true and bytesScanned 0. false always runs the query",
+    )
 
 
 class JobRequest(RequestModel):
@@ -134,6 +140,10 @@ class ViewPlan(WireModel):
     columns: list[str]
     row_filter: str | None = None  # DuckDB dialect, from the caller's grant
     snapshot_id: int | None = None
+    # The snapshot the view reads as planned: ``snapshot_id`` when pinned, else the table's current snapshot
+    # at planning (None: the table had none). It is in the result cache's key (core/query_cache.py); the
+    # worker reads the current snapshot and records whether it was this one.
+    read_snapshot_id: int | None = None
     # Columns the row filter names that the snapshot does not have (added later): null in its rows.
     absent_columns: list[str] = Field(default_factory=list)
 

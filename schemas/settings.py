@@ -213,6 +213,12 @@ class Settings(BaseSettings):
     # the handler queue per second, all of them together, so a bulk replay never crowds out live traffic.
     replay_rate_per_second: float = Field(50.0, gt=0, le=10_000)
 
+    # Tracing of webhook deliveries (core/tracing.py, sinks/telemetry.py): the W3C traceparent always travels
+    # (record headers, the handler call, the history's traceId); spans are exported only when this OTLP/HTTP
+    # traces endpoint is set (for example http://collector:4318/v1/traces). Unset: no exporter is loaded.
+    otlp_endpoint: str | None = Field(None, pattern=r"^https?://[^\s]+$")
+    otlp_timeout_seconds: float = Field(5.0, gt=0, le=60)
+
     @model_validator(mode="before")
     @classmethod
     def _broker_tuning(cls, data: object) -> object:

@@ -219,6 +219,23 @@ class ExecutionSettings(RequestModel):
     retry_delay_seconds: int = Field(5, ge=0, le=3600)
 
 
+# Trigger deduplication (Idempotency-Key or the provider's delivery id): how long a key is remembered.
+DEFAULT_DEDUP_WINDOW_SECONDS = 24 * 60 * 60
+MIN_DEDUP_WINDOW_SECONDS = 60
+MAX_DEDUP_WINDOW_SECONDS = 7 * 24 * 60 * 60
+
+
+class DeduplicationConfig(RequestModel):
+    """A delivery whose key (``Idempotency-Key``, or the verified provider's delivery id) this webhook saw
+    within ``windowSeconds`` answers 200 ``duplicate: true`` with the first delivery's executionId."""
+
+    model_config = ConfigDict(json_schema_extra=examples.DEDUPLICATION)
+    enabled: bool = True
+    window_seconds: int = Field(
+        DEFAULT_DEDUP_WINDOW_SECONDS, ge=MIN_DEDUP_WINDOW_SECONDS, le=MAX_DEDUP_WINDOW_SECONDS
+    )
+
+
 class WebhookConfig(RequestModel):
     name: str = Field(min_length=1, max_length=200)
     description: str | None = Field(None, max_length=2000)
@@ -233,6 +250,9 @@ class WebhookConfig(RequestModel):
     # match to be queued (checked after the validation script); see docs/webhooks.md.
     verification_config: VerificationConfig | None = None
     filter_config: FilterConfig | None = None
+    # Duplicate deliveries (same Idempotency-Key or provider delivery id) within the window are answered with
+    # the first one's executionId and not queued; on by default (docs/interface.md, "Deduplication").
+    deduplication: DeduplicationConfig | None = None
 
     @field_validator("secret_headers")
     @classmethod
@@ -368,6 +388,9 @@ class ExecutionDetails(WireModel):
     error_message: str | None
     # A replay (/replay) names the execution it re-ran; null for a delivery the trigger received.
     replay_of: str | None = None
+    # The W3C trace id of the delivery (the caller's traceparent, continued, or a new trace); null for
+    # deliveries recorded before tracing.
+    trace_id: str | None = None
 
 
 class ExecutionEntry(WireModel):

@@ -49,17 +49,27 @@ class HandlerInvoker:
         if self._http is not None:
             await self._http.close()
 
-    async def invoke(self, endpoint: str, request: dict[str, Any], timeout_seconds: float) -> HandlerOutcome:
+    async def invoke(
+        self, endpoint: str, request: dict[str, Any], timeout_seconds: float, traceparent: str | None = None
+    ) -> HandlerOutcome:
+        """``traceparent``: the W3C trace context of the handler call, sent as the ``traceparent`` header (a
+        record header for ``kafka://``)."""
         if endpoint.startswith("kafka://"):
-            return await self._publish(endpoint.removeprefix("kafka://"), request, timeout_seconds)
-        return await self._post(endpoint, request, timeout_seconds)
+            return await self._publish(
+                endpoint.removeprefix("kafka://"), request, timeout_seconds, traceparent
+            )
+        return await self._post(endpoint, request, timeout_seconds, traceparent)
 
-    async def _post(self, url: str, request: dict[str, Any], timeout_seconds: float) -> HandlerOutcome:
+    async def _post(
+        self, url: str, request: dict[str, Any], timeout_seconds: float, traceparent: str | None
+    ) -> HandlerOutcome:
         headers = {
             "Idempotency-Key": str(request["idempotencyKey"]),
             "X-Svc-Execution-Id": str(request["executionId"]),
             "X-Svc-Attempt": str(request["attemptNumber"]),
         }
+        if traceparent is not None:
+            headers["traceparent"] = traceparent
         try:
             async with self._session().post(
                 url,
@@ -84,7 +94,9 @@ class HandlerInvoker:
             retryable=status in RETRYABLE_STATUSES,
         )
 
-    async def _publish(self, topic: str, request: dict[str, Any], timeout_seconds: float) -> HandlerOutcome:
+    async def _publish(
+        self, topic: str, request: dict[str, Any], timeout_seconds: float, traceparent: str | None
+    ) -> HandlerOutcome:
         if self._publisher is None:
             return HandlerOutcome(
                 ok=False, error="No broker is configured for kafka:// handlers", retryable=False
@@ -93,7 +105,11 @@ class HandlerInvoker:
         key = str(request.get("executionId") or request.get("runId") or "")
         try:
             metadata = await self._publisher.send(
-                topic, value, key=key or None, limit_seconds=timeout_seconds
+                topic,
+                value,
+                key=key or None,
+                limit_seconds=timeout_seconds,
+                headers=None if traceparent is None else [("traceparent", traceparent.encode())],
             )
         except BrokerUnavailable as exc:
             return HandlerOutcome(ok=False, error=f"Handler topic {topic} did not take the record: {exc}")

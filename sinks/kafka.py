@@ -149,18 +149,30 @@ class Publisher:
                 await self._producer.stop()
                 self._producer = None
 
-    async def publish_record(self, record: Record, *, key: str | None = None) -> None:
+    async def publish_record(
+        self, record: Record, *, key: str | None = None, headers: Sequence[tuple[str, bytes]] | None = None
+    ) -> None:
         """Produce a record to the svc topic that carries its type (schemas/records.py) and wait for the
         broker's acknowledgement. Records without a key share a partition with the records sent at the same
         moment (:class:`StickyPartitioner`)."""
         if record.TOPIC is None:
             raise ValueError(f"{record.TYPE} records have no svc topic")
         await self.send(
-            self._settings.topic(record.TOPIC), encode(record), key=key, limit_seconds=self._timeout
+            self._settings.topic(record.TOPIC),
+            encode(record),
+            key=key,
+            limit_seconds=self._timeout,
+            headers=headers,
         )
 
     async def send(
-        self, topic: str, value: bytes, *, key: str | None, limit_seconds: float
+        self,
+        topic: str,
+        value: bytes,
+        *,
+        key: str | None,
+        limit_seconds: float,
+        headers: Sequence[tuple[str, bytes]] | None = None,
     ) -> RecordMetadata:
         """Produce raw bytes to a topic named in full (a handler's ``kafka://`` topic, say)."""
         if self._producer is None:
@@ -170,7 +182,12 @@ class Publisher:
             await pacer.wait_turn()
         try:
             metadata: RecordMetadata = await asyncio.wait_for(
-                self._producer.send_and_wait(topic, value, key=key.encode() if key else None),
+                self._producer.send_and_wait(
+                    topic,
+                    value,
+                    key=key.encode() if key else None,
+                    headers=list(headers) if headers else None,
+                ),
                 timeout=limit_seconds,
             )
         except (KafkaError, TimeoutError) as exc:

@@ -190,8 +190,10 @@ class AnalyticsRuntime(WorkerRuntime):
                 return None
             claimed.settle(True)
             stopped = await self._watch(job.id, work, cursor.interrupt, started + plan.timeout_seconds)
+            as_planned = False
             try:
-                written: Written | None = await work
+                written: Written | None
+                written, as_planned = await work
             except QueryInterrupted:
                 written = None
             except QueryFailed as exc:
@@ -239,26 +241,24 @@ class AnalyticsRuntime(WorkerRuntime):
             truncated=written.truncated,
             columns=describe_columns(written.schema, masked, frozenset(plan.json_columns)),
             notes=notes,
+            cacheable=as_planned,
         )
 
     def _execute(
         self, cursor: DuckDBPyConnection, company_id: str, plan: QueryPlan, key: str, claimed: _Gate
-    ) -> Written:
-        """Run the query and write its result as it comes, once the job's claim has succeeded."""
+    ) -> tuple[Written, bool]:
+        """Run the query and write its result as it comes, once the job's claim has succeeded; and whether
+        it ran exactly as planned (the plan's snapshots and result-size limit), so its result may answer
+        the job's cache key (``core/query_cache.py``)."""
         with table_storage():  # the tables' metadata files, read here unless they are cached
-            sources = self._metadata(company_id, plan)
+            sources, as_planned = self._metadata(company_id, plan)
         schema, batches = stream_query(cursor, plan, sources)
         if not claimed.wait():
             raise QueryInterrupted("the job was not claimed")
         limit = self.settings.query_max_result_bytes
-        return write_batches(
-            self.store,
-            key,
-            schema,
-            batches,
-            max_rows=plan.max_rows,
-            max_bytes=min(limit, plan.max_result_bytes) if plan.max_result_bytes else limit,
-        )
+        max_bytes = min(limit, plan.max_result_bytes) if plan.max_result_bytes else limit
+        written = write_batches(self.store, key, schema, batches, max_rows=plan.max_rows, max_bytes=max_bytes)
+        return written, as_planned and max_bytes == plan.max_result_bytes
 
     async def _watch(
         self, job_id: str, work: asyncio.Future[Any], interrupt: Callable[[], None], deadline: float
@@ -332,14 +332,25 @@ class AnalyticsRuntime(WorkerRuntime):
             encrypt = self.masker.encryptor(job.company_id)
             return load_sources(self.store, handle, plan, job.id, columns, encrypt, stop)
 
-    def _metadata(self, company_id: str, plan: QueryPlan) -> dict[str, TableSource]:
+    def _metadata(self, company_id: str, plan: QueryPlan) -> tuple[dict[str, TableSource], bool]:
+        """Each view's source, and whether every view reads the snapshot its plan names (a table read now
+        may have had commits since the query was planned)."""
         found: dict[str, TableSource] = {}
+        as_planned = True
         for view in plan.views:
+            # The table's current metadata file, looked up before the source's: when both are the same
+            # file, the source reads that file's current snapshot.
+            handle = self.reads.table(company_id, view.table_id) if view.snapshot_id is None else None
             snapshot = self.reads.snapshot(company_id, view.table_id, view.snapshot_id)
+            if handle is not None:
+                current = handle.current_snapshot()
+                read_id = None if current is None else int(current.snapshot_id)
+                same_file = snapshot.metadata_location == str(handle.metadata_location)
+                as_planned = as_planned and same_file and read_id == view.read_snapshot_id
             files = None if snapshot.data_files is None else tuple(map(readable_path, snapshot.data_files))
             location = readable_path(snapshot.metadata_location)
             found[source_key(view)] = TableSource(location, files, view.snapshot_id)
-        return found
+        return found, as_planned
 
     async def reconcile(self) -> None:
         await self.ready.wait()

@@ -24,17 +24,20 @@ from typing import Any
 
 import faust
 
-from core import leases
+from core import leases, tracing
+from core.tracing import TraceContext
 from core.webhooks.handler_request import build_request, recorded
 from schemas.deliveries import DeliveryResult, DeliveryTask, HandlerOutcome
 from schemas.records import UnknownRecord, decode
 from schemas.settings import Settings
 from schemas.topics import WEBHOOK_DELIVERIES
-from sinks.db import deliveries
+from sinks.db import dedup, deliveries
 from sinks.db.availability import describe, unreachable
 from sinks.db.deliveries import Attempt, Finish
 from sinks.db.group_commit import Gathered
+from sinks.telemetry import Spans, now_ns
 from streams.app import raw_topic
+from streams.delivery_spans import attempt_spans
 from streams.runtime import HandlerRuntime, HandlerUnavailable, survive_outage
 
 log = logging.getLogger(__name__)
@@ -78,6 +81,13 @@ class DeliveryRuntime(HandlerRuntime):
         # leases until their cap, and its own reconciler leaves them alone until then.
         self.acting: leases.Holdings[str] = leases.Holdings()
         self.lease = timedelta(seconds=settings.lease_seconds)
+        self.spans = Spans(
+            settings.otlp_endpoint, service="svc-worker", timeout_seconds=settings.otlp_timeout_seconds
+        )
+
+    async def on_stop(self) -> None:
+        await super().on_stop()
+        self.spans.shutdown()
 
     async def dispatch(self, tasks: list[DeliveryTask]) -> None:
         """Publish together, so the records share batches (keyless: one partition per moment)."""
@@ -129,6 +139,10 @@ class DeliveryRuntime(HandlerRuntime):
         task, config = attempt.task, attempt.config
         execution = config.get("resourceExecutionConfig")
         request: dict[str, Any] | None = None
+        # The ingress span the delivery belongs to; this attempt's handler call is a span of its own.
+        ingress = tracing.parse(attempt.trace_parent)
+        span = None if ingress is None else ingress.child()
+        called_ns = now_ns()
         if execution is None:
             outcome = HandlerOutcome(
                 ok=False, error="No handler configured: set resourceExecutionConfig", retryable=False
@@ -141,8 +155,10 @@ class DeliveryRuntime(HandlerRuntime):
                 attempt_number=task.attempt_number,
                 webhook_id=task.webhook_id,
             )
-            outcome = await self._call(task, execution, request, config)
+            outcome = await self._call(task, execution, request, config, span)
         ended = now()
+        if span is not None and ingress is not None and self.spans.enabled:
+            attempt_spans(self.spans, attempt, ingress, span, called_ns, outcome, execution or {})
         result = Finish(
             task=task,
             ok=outcome.ok,
@@ -156,11 +172,16 @@ class DeliveryRuntime(HandlerRuntime):
         # Gathered: the outcomes that share a group commit are written with one read and one executemany.
         await self.committer.run(Gathered(deliveries.finish_all, result))
         await self.publish_result(
-            task, outcome, execution or {}, attempt.started_at, ended, result.retry_at is not None
+            task, outcome, execution or {}, attempt.started_at, ended, result.retry_at is not None, span
         )
 
     async def _call(
-        self, task: DeliveryTask, execution: dict[str, Any], request: dict[str, Any], config: dict[str, Any]
+        self,
+        task: DeliveryTask,
+        execution: dict[str, Any],
+        request: dict[str, Any],
+        config: dict[str, Any],
+        span: TraceContext | None = None,
     ) -> HandlerOutcome:
         kind = execution.get("resourceType")
         if kind == "SVCDB":
@@ -179,7 +200,8 @@ class DeliveryRuntime(HandlerRuntime):
         # Resolved for every attempt: a config without a versionNumber follows what is published now. The
         # request (and so the history's copy of it) says which version ran.
         request["version"] = version.resolved().model_dump(mode="json", by_alias=True)
-        return await self.invoker.invoke(version.endpoint, request, handler_timeout(config))
+        traceparent = None if span is None else span.traceparent
+        return await self.invoker.invoke(version.endpoint, request, handler_timeout(config), traceparent)
 
     async def _svcdb(
         self, task: DeliveryTask, operation: dict[str, Any], config: dict[str, Any]
@@ -208,6 +230,7 @@ class DeliveryRuntime(HandlerRuntime):
         started: datetime,
         ended: datetime,
         will_retry: bool,
+        span: TraceContext | None = None,
     ) -> None:
         result = DeliveryResult(
             entry_id=task.entry_id,
@@ -222,7 +245,8 @@ class DeliveryRuntime(HandlerRuntime):
             error_message=outcome.error,
             will_retry=will_retry,
         )
-        await self.publisher.publish_record(result, key=task.execution_id)
+        headers = None if span is None else [(tracing.HEADER, span.traceparent.encode())]
+        await self.publisher.publish_record(result, key=task.execution_id, headers=headers)
 
     async def dispatch_due(self) -> None:
         await self.ready.wait()
@@ -263,6 +287,8 @@ class DeliveryRuntime(HandlerRuntime):
             await self.committer.run(partial(deliveries.finish, result=result))
         if abandoned:
             log.warning("failed attempts whose worker stopped", extra={"count": len(abandoned)})
+        # Trigger deduplication keys past their window (lookups already ignore them), in bounded batches.
+        await dedup.sweep(self.committer.run, moment)
 
     async def renew_leases(self) -> None:
         """One statement for every attempt this process acts on within its cap; none when it acts on none."""

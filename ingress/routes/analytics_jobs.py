@@ -33,10 +33,10 @@ from ingress.job_views import (
     wait_for,
     wait_until_ended,
 )
-from ingress.query_planning import Planned, plan, query_plan
+from ingress.query_cache import cache_hit, record_hit
 from ingress.query_requests import RequestKey, earlier_job
 from ingress.routes.analytics import ResourceId, check_resource, readable
-from ingress.sql_analysis import SqlAnalysis
+from ingress.routes.query_admission import plan_query, prepare, remaining_today
 from ingress.state import Services
 from schemas.admin import Principal
 from schemas.base import iso_utc
@@ -64,26 +64,13 @@ router = APIRouter(prefix="/clients/svcdb/analytics", tags=["analytics"])
 SQL_IN_LISTINGS = 500
 
 
-def _plan(svc: Services, caller: Principal, table_id: str, sql: str) -> Planned:
-    with svc.sessions() as session:
-        readable(session, caller, table_id)
-        return plan(session, svc.reads, caller, sql, SqlAnalysis.of(svc.settings))
-
-
-def _remaining_today(svc: Services, company_id: str) -> int:
-    midnight = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    with svc.sessions() as session:
-        used = jobs.scanned_since(session, company_id, midnight)
-    return max(0, svc.settings.query_daily_bytes_scanned - used)
-
-
 @router.post("/estimate")
 async def estimate(
     body: EstimateRequest, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId
 ) -> Any:
     check_resource(resource_id, body.table_id)
-    planned = await run_in_threadpool(_plan, svc, caller, body.table_id, body.sql)
-    remaining = await run_in_threadpool(_remaining_today, svc, caller.company_id)
+    planned = await run_in_threadpool(plan_query, svc, caller, body.table_id, body.sql)
+    remaining = await run_in_threadpool(remaining_today, svc, caller.company_id)
     limit = min(svc.settings.query_max_bytes_scanned, remaining)
     within = planned.estimated_bytes <= limit
     return {
@@ -106,42 +93,6 @@ def _find_earlier(svc: Services, caller: Principal, table_id: str, key: RequestK
         return job
 
 
-def _plan_within_limits(svc: Services, caller: Principal, body: QueryRequest) -> tuple[Planned, int]:
-    """The plan and the row cap of a query the plan's limits allow (one worker-thread hop for both)."""
-    planned = _plan(svc, caller, body.table_id, body.sql)
-    return planned, _check_limits(svc, body, planned, caller.company_id)
-
-
-def _check_limits(svc: Services, body: QueryRequest, planned: Planned, company_id: str) -> int:
-    settings = svc.settings
-    if body.max_bytes_scanned is not None and body.max_bytes_scanned > settings.query_max_bytes_scanned:
-        raise analytics_error(
-            "SCAN_LIMIT",
-            f"maxBytesScanned cannot exceed the plan's per-query limit of {settings.query_max_bytes_scanned}",
-            planned.partition_hint(),
-        )
-    estimated = planned.estimated_bytes
-    if body.max_bytes_scanned is not None and estimated > body.max_bytes_scanned:
-        raise analytics_error(
-            "SCAN_LIMIT",
-            f"The query would scan up to {estimated} bytes, over maxBytesScanned ({body.max_bytes_scanned})",
-            planned.partition_hint(),
-        )
-    if estimated > settings.query_max_bytes_scanned:
-        raise analytics_error(
-            "SCAN_LIMIT",
-            f"The query would scan up to {estimated} bytes, over the plan's per-query limit",
-            planned.partition_hint(),
-        )
-    if estimated > _remaining_today(svc, company_id):
-        raise analytics_error(
-            "SCAN_LIMIT",
-            "The query would exceed the remaining daily scan allowance",
-            planned.partition_hint(),
-        )
-    return body.max_rows or settings.query_max_result_rows
-
-
 @router.post("/query")
 async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId) -> Any:
     check_resource(resource_id, body.table_id)
@@ -155,13 +106,7 @@ async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id:
         earlier = await run_in_threadpool(_find_earlier, svc, caller, body.table_id, key)
         if earlier is not None:
             return await _answer(svc, caller, body, earlier.id, earlier.bytes_scanned, again=True)
-    planned, max_rows = await run_in_threadpool(_plan_within_limits, svc, caller, body)
-    job_plan = query_plan(
-        planned,
-        max_rows=max_rows,
-        max_result_bytes=svc.settings.query_max_result_bytes,
-        timeout_seconds=svc.settings.query_timeout_seconds,
-    )
+    planned, job_plan, result_key, earlier_result = await run_in_threadpool(prepare, svc, caller, body)
     job_id = new_id()
     created = partial(
         _create,
@@ -173,8 +118,10 @@ async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id:
         sql=body.sql,
         plan=job_plan.model_dump_json(),
         policy=policy.dumps(planned.runner_policy()),
-        bytes_scanned=planned.estimated_bytes,
+        cache_key=result_key,
         limit=svc.settings.query_max_concurrent,
+        bytes_scanned=planned.estimated_bytes,
+        cached=earlier_result,
     )
     try:
         stored = await svc.committer.run(created)
@@ -188,6 +135,8 @@ async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id:
         return await _answer(svc, caller, body, earlier.id, earlier.bytes_scanned, again=True)
     if stored != job_id:  # a duplicate in the same commit batch created it first
         return await _answer(svc, caller, body, stored, planned.estimated_bytes, again=True)
+    if earlier_result is not None:  # SUCCEEDED already: nothing to run
+        return await _answer(svc, caller, body, job_id, 0, again=True)
     await hand_off(svc.publisher, AnalyticsJobRef(job_id=job_id), key=job_id)
     return await _answer(svc, caller, body, job_id, planned.estimated_bytes, again=False)
 
@@ -203,6 +152,7 @@ async def _answer(
         "state": JobState.QUEUED.value if job is None else job.state,
         "bytesScanned": bytes_scanned if job is None else job.bytes_scanned,
         "elapsedMs": None if job is None else job.elapsed_ms,
+        "cacheHit": cache_hit(job),
         "error": None,
         "errors": [],
     }
@@ -220,13 +170,30 @@ async def _answer(
 
 
 def _create(
-    session: Any, *, job_id: str, caller: Principal, request: RequestKey | None, limit: int, **fields: Any
+    session: Any,
+    *,
+    job_id: str,
+    caller: Principal,
+    request: RequestKey | None,
+    limit: int,
+    bytes_scanned: int,
+    cached: Job | None,
+    **fields: Any,
 ) -> str:
-    """The new job's id, or the id of the caller's job of the same requestId (which takes no new slot)."""
+    """The new job's id, or the id of the caller's job of the same requestId (which takes no new slot).
+    With ``cached`` the new job is answered by that job's result: it takes no slot either."""
     now = datetime.now(UTC)
     earlier = None if request is None else earlier_job(session, caller, request, now)
     if earlier is not None:
         return earlier.id
+    if cached is not None:
+        if request is not None:
+            jobs.release_request_id(
+                session, caller.company_id, caller.user_id, request.request_id, now - WINDOW
+            )
+        return record_hit(
+            session, job_id=job_id, caller=caller, source=cached, request=request, now=now, **fields
+        )
     if jobs.active_queries(session, caller.company_id) >= limit:
         # On PostgreSQL a duplicate may have committed since the look above, taking the last slot itself.
         earlier = None if request is None else earlier_job(session, caller, request, now)
@@ -250,6 +217,7 @@ def _create(
         now=now,
         request_id=None if request is None else request.request_id,
         request_digest=None if request is None else request.digest,
+        bytes_scanned=bytes_scanned,
         **fields,
     )
 

@@ -7,6 +7,7 @@ import math
 
 from fastapi import APIRouter
 
+from core.tracing import trace_id_of
 from ingress.deps import DbSession, PoweruserCaller, Svc
 from ingress.errors import ApiError
 from ingress.webhook_config import validated_config
@@ -220,6 +221,7 @@ def _entry(row: HistoryRow, replay_of: str | None = None) -> ExecutionEntry:
             resource_response_json=entry.resource_response_json,
             error_message=entry.error_message,
             replay_of=replay_of,
+            trace_id=trace_id_of(entry.trace_parent),
         ),
     )
 

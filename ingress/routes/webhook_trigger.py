@@ -1,9 +1,10 @@
 """The public trigger: ``{base_url}/clients/custom-webhooks?resourceId=<id>``, GET/POST/PUT/PATCH/DELETE.
 
 Authenticate (401 ``{"error": ...}`` in the spec's order) → the provider signature (401 ``Invalid
-signature.``) → validation script → content filter (a delivery that does not match is a FILTERED entry and a
-200; ``ingress/trigger_screening.py``) → transform (synchronous; a failure is 500 and a TRANSFORM_FAILED
-entry; ``ingress/trigger_transform.py``) → the QUEUED entry (group commit) → the Kafka record
+signature.``) → deduplication (a key seen within the window is a 200 ``duplicate: true``;
+``ingress/trigger_dedup.py``) → validation script → content filter (a delivery that does not match is a
+FILTERED entry and a 200; ``ingress/trigger_screening.py``) → transform (synchronous; a failure is 500 and a
+TRANSFORM_FAILED entry; ``ingress/trigger_transform.py``) → the QUEUED entry (group commit) → the Kafka record
 (``acks=all``) → 202. The handler runs later in a worker; its outcome is only in the history. A failure while
 queuing answers in ``ingress/trigger_failures.py``'s terms: 503 with Retry-After when nothing was recorded,
 the interface's 500 body otherwise.
@@ -20,9 +21,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
+from core import tracing
 from core.signatures import secret_headers
+from core.tracing import TraceContext
 from core.webhooks.transform import TransformError, apply_jsonpath, apply_transform, needs_sandbox
-from ingress import trigger_failures
+from ingress import trigger_dedup, trigger_failures
 from ingress.deps import Svc
 from ingress.state import Services
 from ingress.trigger_auth import (
@@ -41,13 +44,21 @@ from ingress.trigger_screening import (
     screens_for,
     signature_refusal,
 )
+from ingress.trigger_tracing import traced
 from ingress.trigger_transform import compiled_mappings, jsonpath_in_sandbox
-from schemas.deliveries import DeliveryTask, ExecuteWebhookResponse, FilteredWebhookResponse
+from schemas.deliveries import (
+    DeliveryTask,
+    DuplicateWebhookResponse,
+    ExecuteWebhookResponse,
+    FilteredWebhookResponse,
+)
 from sinks import credentials
 from sinks.db import deliveries
+from sinks.db.dedup import Claim
 from sinks.db.deliveries import Delivery, TriggerTarget
 from sinks.scripting.sandbox import ScriptError, run_validation, script_transform
 from sinks.scripting.workers import SandboxBusy
+from sinks.telemetry import now_ns
 
 router = APIRouter(tags=["webhook trigger"])
 
@@ -129,6 +140,7 @@ def _delivery(
     query: dict[str, str],
     body: str,
     transform_type: str,
+    trace: TraceContext,
     *,
     variables_json: str | None = None,
     transform_error: str | None = None,
@@ -152,13 +164,16 @@ def _delivery(
         transform_error=transform_error,
         filtered=filtered,
         filter_note=filter_note,
+        trace_parent=trace.traceparent,
     )
 
 
-async def _record(svc: Services, delivery: Delivery) -> DeliveryTask | JSONResponse:
-    """The history entry, written by the group commit; the trigger's answer when that failed."""
+async def _record(svc: Services, delivery: Delivery, claim: Claim | None) -> DeliveryTask | JSONResponse:
+    """The history entry (and its deduplication key's claim), written by the group commit; the trigger's
+    answer when that failed or another delivery claimed the key first."""
     try:
-        return await svc.committer.run(lambda session: deliveries.record_delivery(session, delivery))
+        recorded = await svc.committer.run(trigger_dedup.recording(delivery, claim))
+        return trigger_dedup.answered(recorded, delivery.target)
     except Exception as exc:
         if trigger_failures.outage(exc):
             raise  # nothing is recorded: DatabaseOutage (ingress/errors.py) answers 503 with Retry-After
@@ -167,9 +182,9 @@ async def _record(svc: Services, delivery: Delivery) -> DeliveryTask | JSONRespo
         )
 
 
-async def _record_filtered(svc: Services, delivery: Delivery) -> JSONResponse:
+async def _record_filtered(svc: Services, delivery: Delivery, claim: Claim | None) -> JSONResponse:
     """A delivery the filter dropped: its FILTERED entry joins the next group commit; nothing is queued."""
-    recorded = await _record(svc, delivery)
+    recorded = await _record(svc, delivery, claim)
     if isinstance(recorded, JSONResponse):
         return recorded
     message = FILTERED_MESSAGE if delivery.filter_note is None else TOO_COSTLY_MESSAGE
@@ -183,6 +198,7 @@ async def _record_filtered(svc: Services, delivery: Delivery) -> JSONResponse:
 
 
 async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
+    started_ns = now_ns()
     query = dict(request.query_params)
     headers = _headers(request)
     try:
@@ -231,6 +247,9 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
         )
         if refused is not None:
             return refused
+    claim = await trigger_dedup.screen(svc, target, request, headers, raw, screens.verification)
+    if isinstance(claim, JSONResponse):
+        return claim  # a duplicate (200) or an unusable Idempotency-Key (400)
 
     validation = target.config.get("validationConfig") or {}
     if validation.get("enableValidation") and validation.get("validationScript"):
@@ -247,6 +266,8 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
 
     transform_config = target.config.get("payloadTransformConfig") or {}
     transform_type = str(transform_config.get("transformType") or "JSONPATH")
+    # The caller's trace continued (or a new one): this request is its ingress span.
+    trace, caller_span = tracing.incoming(headers.get(tracing.HEADER))
     if screens.filter is not None:
         verdict = await filter_decision(screens.filter, request, raw)
         if not verdict.passed:
@@ -257,13 +278,16 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
                 query,
                 body,
                 transform_type,
+                trace,
                 filtered=True,
                 filter_note=verdict.note,
             )
-            return await _record_filtered(svc, filtered)
+            answer = await _record_filtered(svc, filtered, claim)
+            return traced(svc, answer, filtered, trace, caller_span, started_ns)
     variables: dict[str, str] | None = None
     transform_error: str | None = None
     mappings = transform_config.get("jsonPathMappings") or {}
+    transform_started = now_ns()
     try:
         if transform_type == "JSONPATH" and needs_sandbox(mappings):
             content_type = headers.get("content-type")
@@ -283,6 +307,7 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
         return _busy(target, busy)
     except TransformError as exc:
         transform_error = str(exc)
+    transform_ns = (transform_started, now_ns())
 
     variables_json = json.dumps(variables) if variables is not None else None
     delivery = _delivery(
@@ -292,24 +317,28 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
         query,
         body,
         transform_type,
+        trace,
         variables_json=variables_json,
         transform_error=transform_error,
     )
     ids = {"execution_id": delivery.execution_id, "webhook_id": target.webhook_id}
-    task = await _record(svc, delivery)
+    task = await _record(svc, delivery, claim)
     if isinstance(task, JSONResponse):
         return task
     if transform_error is not None:
         message = f"Payload transform failed: {transform_error}"
-        return _answer(500, ExecuteWebhookResponse(success=False, message=message, errors=[message], **ids))
+        failed = _answer(500, ExecuteWebhookResponse(success=False, message=message, errors=[message], **ids))
+        return traced(svc, failed, delivery, trace, caller_span, started_ns, transform_ns)
 
     try:
-        await svc.publisher.publish_record(task)
+        await svc.publisher.publish_record(task, headers=[(tracing.HEADER, trace.traceparent.encode())])
     except Exception as exc:
-        return await trigger_failures.not_queued(svc.committer.run, task, exc)
-    return _answer(
+        commit = trigger_dedup.releasing(svc.committer.run, claim, task.execution_id)
+        return await trigger_failures.not_queued(commit, task, exc)
+    queued = _answer(
         202, ExecuteWebhookResponse(success=True, message="Webhook received and queued for processing", **ids)
     )
+    return traced(svc, queued, delivery, trace, caller_span, started_ns, transform_ns)
 
 
 # Served by `ingress.trigger_fast_path` ahead of the router; registered here for the OpenAPI document.
@@ -324,9 +353,12 @@ for _method in sorted(TRIGGER_METHODS):
         summary="Deliver an event to a custom webhook",
         responses={
             200: {
-                "model": FilteredWebhookResponse,
-                "description": "Recorded as FILTERED: the delivery did not match the webhook's filterConfig",
+                "model": FilteredWebhookResponse | DuplicateWebhookResponse,
+                "description": "Recorded as FILTERED: the delivery did not match the webhook's filterConfig; "
+                "or `duplicate: true`: its Idempotency-Key (or provider delivery id) was seen within the "
+                "webhook's deduplication window, and executionId is the first delivery's",
             },
+            400: {"model": ExecuteWebhookResponse, "description": "An unusable Idempotency-Key header"},
             401: {"description": 'Authentication failed, or `Invalid signature.`: {"error": "..."}'},
         },
     )

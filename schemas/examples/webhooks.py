@@ -57,6 +57,8 @@ CREATE_WEBHOOK: JsonDict = {
                 },
                 "executionSettings": {"timeoutSeconds": 60, "maxRetries": 5, "retryDelaySeconds": 10},
                 "secretHeaders": ["X-Shop-Hmac-Sha256"],
+                # The shop retries a delivery it got no answer for with the same Idempotency-Key.
+                "deduplication": {"enabled": True, "windowSeconds": 3600},
             }
         },
         {
@@ -86,6 +88,9 @@ CREATE_WEBHOOK: JsonDict = {
         {"webhookConfig": {"name": "GitHub pushes"}},
     ]
 }
+
+# webhookConfig.deduplication: remember each delivery's Idempotency-Key (or provider delivery id) for 6 hours.
+DEDUPLICATION: JsonDict = {"examples": [{"enabled": True, "windowSeconds": 21600}]}
 
 WEBHOOK_ID_ONLY: JsonDict = {"examples": [{"webhookId": WEBHOOK_ID}]}
 

@@ -39,7 +39,7 @@ _CLAIM = (
         _ENTRIES.c.status == QUEUED,
     )
     .values(status=PROCESSING, started_at=bindparam("now"), lease_until=bindparam("lease_until"))
-    .returning(_ENTRIES.c.id, _ENTRIES.c.transformed_variables)
+    .returning(_ENTRIES.c.id, _ENTRIES.c.transformed_variables, _ENTRIES.c.trace_parent, _ENTRIES.c.queued_at)
 )
 # The acting worker's lease renewal: every attempt it acts on in one statement.
 _RENEW = (
@@ -80,6 +80,7 @@ _RETRY_FIELDS = (
     "source_ip",
     "transform_type",
     "transformed_variables",
+    "trace_parent",
 )
 # Outcomes are written together (``finish_all``): one read of the entries still PROCESSING (locked on
 # PostgreSQL; on SQLite the batch holds the write lock), then one executemany of the compare-and-set.
@@ -156,6 +157,8 @@ class Delivery:
     # when the filter could not be evaluated in full.
     filtered: bool = False
     filter_note: str | None = None
+    # The ingress span's W3C traceparent (core/tracing.py); every attempt keeps it.
+    trace_parent: str | None = None
 
 
 def record_delivery(session: Session, delivery: Delivery) -> DeliveryTask:
@@ -209,6 +212,7 @@ def record_delivery(session: Session, delivery: Delivery) -> DeliveryTask:
             error_message=delivery.transform_error or delivery.filter_note,
             available_at=delivery.received_at,
             dispatched_at=None if ended else delivery.received_at,
+            trace_parent=delivery.trace_parent,
         ),
     )
     executions.bump(session, target.webhook_id, status, 1)
@@ -249,6 +253,8 @@ class Attempt:
     started_at: datetime
     config: dict[str, Any]
     variables: dict[str, str]
+    trace_parent: str | None = None
+    queued_at: datetime | None = None
 
 
 def claim(
@@ -265,8 +271,8 @@ def claim(
     by_company: dict[str, list[str]] = {}
     for task in tasks:
         by_company.setdefault(task.company_id, []).append(task.entry_id)
-    # Entry id -> (company, transformed variables) of the entries this claim moved.
-    moved: dict[str, tuple[str, str | None]] = {}
+    # Entry id -> (company, transformed variables, traceparent, queued at) of the entries this claim moved.
+    moved: dict[str, tuple[str, str | None, str | None, datetime | None]] = {}
     for company, entry_ids in by_company.items():
         rows = connection.execute(
             _CLAIM,
@@ -277,8 +283,8 @@ def claim(
                 "lease_until": lease_until,
             },
         )
-        for entry_id, variables_json in rows:
-            moved[entry_id] = (company, variables_json)
+        for entry_id, variables_json, trace_parent, queued_at in rows:
+            moved[entry_id] = (company, variables_json, trace_parent, queued_at)
     for task in tasks:
         found = moved.get(task.entry_id)
         if found is None or found[0] != task.company_id:
@@ -295,6 +301,8 @@ def claim(
                 started_at=now,
                 config=configs[task.webhook_id],
                 variables=json.loads(found[1] or "{}"),
+                trace_parent=found[2],
+                queued_at=found[3],
             )
         )
     return claimed

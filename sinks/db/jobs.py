@@ -37,9 +37,11 @@ def create(
     policy: str | None = None,
     request_id: str | None = None,
     request_digest: str | None = None,
+    cache_key: str | None = None,
 ) -> str:
     """A QUEUED job. ``policy``: the runner's effective policy (``core.policy.dumps``), for queries.
-    With a ``request_id`` the flush raises IntegrityError when the user's requestId is taken."""
+    With a ``request_id`` the flush raises IntegrityError when the user's requestId is taken.
+    ``cache_key``: the query's result-cache key (``core.query_cache``), kept if it runs as planned."""
     session.add(
         Job(
             id=job_id,
@@ -59,6 +61,7 @@ def create(
             policy_json=policy,
             request_id=request_id,
             request_digest=request_digest,
+            cache_key=cache_key,
             created_at=now,
         )
     )
@@ -186,6 +189,9 @@ class Outcome:
     rows_rejected: int | None = None
     rejected_sample: list[dict[str, Any]] | None = None
     notes: list[str] | None = None
+    # False when the result may not answer the job's cache key (its worker read other snapshots than the
+    # plan named): the key is cleared, so the result is never served from the cache.
+    cacheable: bool = True
 
 
 def finish(session: Session, job_id: str, outcome: Outcome, now: datetime) -> bool:
@@ -213,6 +219,8 @@ def finish(session: Session, job_id: str, outcome: Outcome, now: datetime) -> bo
         "notes_json": job.notes_json if outcome.notes is None else json.dumps(outcome.notes),
         "expires_at": now + RESULT_RETENTION if outcome.state is JobState.SUCCEEDED else None,
     }
+    if not outcome.cacheable:
+        values["cache_key"] = None
     moved = session.execute(
         update(Job).where(Job.id == job_id, Job.state == JobState.RUNNING.value).values(**values)
     )

@@ -236,6 +236,9 @@ class WebhookExecution(Base):
     # While PROCESSING: the worker acting on this attempt renews this; the reconciler fails the attempt as
     # lost only once it has passed (core/leases.py). NULL (claimed before leases): the old timeout rule.
     lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # The delivery's W3C traceparent as the ingress span wrote it (core/tracing.py); every attempt of the
+    # delivery keeps it. NULL for deliveries from before tracing.
+    trace_parent: Mapped[str | None] = mapped_column(String(55), nullable=True)
 
 
 class WebhookExecutionCount(Base):
@@ -270,6 +273,22 @@ class ReplayPacer(Base):
 
     company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), primary_key=True)
     next_slot_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class WebhookDedup(Base):
+    """A trigger delivery's deduplication key, claimed by the first delivery that carried it. The primary key
+    is the unique index the claim relies on: it is inserted in the transaction that records that delivery's
+    history entry, so two concurrent deliveries with one key cannot both be recorded. A row past
+    ``expires_at`` no longer counts; the worker's sweep deletes it (sinks/db/dedup.py)."""
+
+    __tablename__ = "webhook_dedup"
+
+    webhook_id: Mapped[str] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"), primary_key=True)
+    dedup_key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), index=True)
+    execution_id: Mapped[str] = mapped_column(String(32))
+    seen_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
 
 
 class AnalyticsTable(Base):
@@ -412,6 +431,8 @@ class Job(Base):
         # One job per requestId of a user: concurrent duplicates race on this index, not on a read. A job
         # older than the window gives its requestId up (set NULL; NULLs never collide) to a new one.
         Index("ux_jobs_request_id", "company_id", "created_by", "request_id", unique=True),
+        # The result cache's lookup (ingress/query_cache.py): a company's jobs by result-cache key.
+        Index("ix_jobs_cache_key", "company_id", "cache_key"),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -445,6 +466,11 @@ class Job(Base):
     # The query's requestId (core.request_ids) and the digest of the fields that shaped it; NULL without one.
     request_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
     request_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # The query's result-cache key (core/query_cache.py): NULL for a query that may not be cached, or whose
+    # worker read other snapshots than its plan named. ``cached_from``: on a job answered from the cache,
+    # the job that computed the result it shares (its result file, and its expiry).
+    cache_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    cached_from: Mapped[str | None] = mapped_column(String(32), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

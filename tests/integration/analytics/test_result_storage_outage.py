@@ -207,7 +207,9 @@ def test_a_query_whose_table_files_cannot_be_read_fails_with_storage_unavailable
     succeeded_query(tables_world, table_id, ORDER_ROWS)
 
     gateway.close()
-    job_id = tables_world.analytics("query", table_id, {"sql": SQL, "waitMs": 0}).json()["jobId"]
+    # Not from the result cache: the same query on the same snapshot would be answered without reading.
+    body = {"sql": SQL, "waitMs": 0, "useQueryCache": False}
+    job_id = tables_world.analytics("query", table_id, body).json()["jobId"]
     status = finished(tables_world, table_id, job_id)
     assert status["state"] == "FAILED", status
     assert status["error"] == {

@@ -38,6 +38,7 @@ DETAIL_FIELDS = {
     "resourceResponseJson",
     "errorMessage",
     "replayOf",  # an addition to the spec (issue 24): the execution a replay re-ran, null otherwise
+    "traceId",  # an addition to the spec (issue 24): the delivery's W3C trace id
 }
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -272,15 +273,18 @@ def test_update_keeps_the_secret_unless_the_provider_changes(world: World, ingre
     )
     genuine = signed.github_headers(BODY)
 
+    def fresh() -> dict[str, str]:  # a new X-GitHub-Delivery each time: a repeated one is a duplicate
+        return {**genuine, "X-GitHub-Delivery": uuid.uuid4().hex}
+
     def update(config: dict[str, Any]) -> httpx.Response:
         return world.api.call(world.owner, "update", {"webhookId": webhook_id, "webhookConfig": config})
 
     # What /get answers can be sent back as it is: secretHint is ignored and the stored secret kept.
     shown = world.api.ok(world.owner, "get", {"webhookId": webhook_id})["webhook"]["webhookConfig"]
     assert update({**shown, "description": "renamed"}).status_code == 200
-    assert deliver(ingress, webhook_id, key, genuine).status_code == 202
+    assert deliver(ingress, webhook_id, key, fresh()).status_code == 202
     assert update({"name": "orders", "verificationConfig": {"provider": "GITHUB"}}).status_code == 200
-    assert deliver(ingress, webhook_id, key, genuine).status_code == 202
+    assert deliver(ingress, webhook_id, key, fresh()).status_code == 202
 
     changed = update({"name": "orders", "verificationConfig": {"provider": "SHOPIFY"}})
     assert changed.status_code == 400
@@ -288,7 +292,7 @@ def test_update_keeps_the_secret_unless_the_provider_changes(world: World, ingre
         "webhookConfig.verificationConfig.secret: required when the provider changes "
         "(the stored secret is GITHUB's)"
     ]
-    assert deliver(ingress, webhook_id, key, genuine).status_code == 202  # nothing changed
+    assert deliver(ingress, webhook_id, key, fresh()).status_code == 202  # nothing changed
 
     rotated = "rotated-github-secret-0123456789"
     assert (

@@ -1,0 +1,73 @@
+"""/query's result cache (``useQueryCache``, default true; BigQuery's cached results).
+
+After a query is planned, its cache key (``core.query_cache``) is looked up among the company's earlier
+jobs. On a hit the call records a new job for the caller, SUCCEEDED at once, that shares the earlier job's
+stored result (``sinks/db/query_cache.py``): nothing is scanned or charged, no query slot is taken, and
+nothing goes to the broker. The key holds the compiled plan, the caller's effective policy included, and
+the snapshot of every table read, so only a caller whose grant compiles to the same plan, on the same data,
+ever meets a result; every read of the new job's output is still checked against the reader's own grant
+(``ingress/job_access.py``), with the caller's own policy stored on it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy.orm import Session
+
+from ingress.query_requests import RequestKey
+from ingress.state import Services
+from schemas.admin import Principal
+from sinks.db import query_cache
+from sinks.db.models import Job
+
+MIN_LIFETIME_LEFT = timedelta(hours=24)
+"""A result answers from the cache only while it is kept at least this long yet (results are kept 7 days),
+so a job answered from the cache can be read for a day at least: the job shares the result's expiry."""
+
+
+def cached_result(svc: Services, company_id: str, key: str) -> Job | None:
+    """The company's earlier job whose result answers ``key``, detached from its session; None on a miss."""
+    with svc.sessions() as session:
+        found = query_cache.cached_result(session, company_id, key, datetime.now(UTC) + MIN_LIFETIME_LEFT)
+        if found is not None:
+            session.expunge(found)
+        return found
+
+
+def record_hit(
+    session: Session,
+    *,
+    job_id: str,
+    caller: Principal,
+    source: Job,
+    request: RequestKey | None,
+    now: datetime,
+    table_id: str,
+    table_ids: list[str],
+    sql: str,
+    plan: str,
+    policy: str,
+    cache_key: str,
+) -> str:
+    """The caller's new job answered by ``source``'s result (see ``sinks/db/query_cache.create_hit``)."""
+    return query_cache.create_hit(
+        session,
+        job_id=job_id,
+        source=source,
+        created_by=caller.user_id,
+        table_id=table_id,
+        table_ids=table_ids,
+        sql=sql,
+        plan=plan,
+        policy=policy,
+        cache_key=cache_key,
+        now=now,
+        request_id=None if request is None else request.request_id,
+        request_digest=None if request is None else request.digest,
+    )
+
+
+def cache_hit(job: Job | None) -> bool:
+    """Whether ``job`` was answered from the cache (its result computed by another job)."""
+    return job is not None and job.cached_from is not None

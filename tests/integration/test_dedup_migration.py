@@ -1,0 +1,64 @@
+"""Migration 0017 (trigger deduplication): the migrated schema is the models' (SQLite and PostgreSQL alike),
+its primary key refuses a second row for one webhook and key, and it goes down and up again."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import inspect
+from sqlalchemy.exc import IntegrityError
+
+from schemas.settings import Settings
+from sinks.db import tenancy, webhooks
+from sinks.db.engine import make_engine, make_sessions
+from sinks.db.migrate import alembic_config, upgrade
+from sinks.db.models import Base, WebhookDedup
+
+pytestmark = pytest.mark.integration
+
+NOW = datetime(2026, 2, 3, 9, 0, tzinfo=UTC)
+
+
+def test_the_dedup_table_matches_the_model_and_its_key_is_unique(settings: Settings) -> None:
+    url = settings.resolved_database_url
+    upgrade(url)
+    engine = make_engine(url)
+    sessions = make_sessions(engine)
+    try:
+        with engine.connect() as connection:
+            context = MigrationContext.configure(
+                connection, opts={"compare_type": True, "include_object": _ours}
+            )
+            assert compare_metadata(context, Base.metadata) == []
+        with sessions.begin() as session:
+            company = tenancy.create_company(session, "Acme", "admin@acme.test")
+            viewer = webhooks.Viewer(company.company_id, company.user_id, True)
+            webhook_id = webhooks.create(session, viewer, {"name": "orders"})[0].id
+
+        def claim(execution_id: str) -> WebhookDedup:
+            return WebhookDedup(
+                webhook_id=webhook_id,
+                dedup_key="evt_1",
+                company_id=company.company_id,
+                execution_id=execution_id,
+                seen_at=NOW,
+                expires_at=NOW + timedelta(days=1),
+            )
+
+        with sessions.begin() as session:
+            session.add(claim("a" * 32))
+        with pytest.raises(IntegrityError), sessions.begin() as session:
+            session.add(claim("b" * 32))
+        command.downgrade(alembic_config(url), "0016")
+        assert "webhook_dedup" not in set(inspect(engine).get_table_names())
+        upgrade(url)
+        assert "webhook_dedup" in set(inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+
+
+def _ours(obj: object, name: str | None, type_: str, reflected: bool, _compare_to: object) -> bool:
+    # The Iceberg SQL catalog's own tables share the database (as in the migrations' env.py).
+    return not (type_ == "table" and reflected and name not in Base.metadata.tables)
