@@ -13,7 +13,7 @@ from prometheus_client import CollectorRegistry
 from ingress import errors
 from ingress.auth_throttle import AuthThrottle
 from ingress.metrics_listener import MetricsListener
-from ingress.middleware import EdgeMiddleware, HttpMetrics
+from ingress.middleware import AccessLog, EdgeMiddleware, HttpMetrics
 from ingress.ratelimit import RateLimiter, RowQuota
 from ingress.routes import (
     analytics,
@@ -133,6 +133,9 @@ def create_app(settings: Settings) -> FastAPI:
         summary="Custom webhooks, scheduled events and analytics tables",
         version="0.1.0",
         lifespan=lifespan,
+        # FastAPI's own OpenTelemetry hooks looked up the global providers on every request (about 5% of a
+        # trigger's CPU) to find them unconfigured; the delivery spans are svc's own (sinks/telemetry.py).
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     errors.install(app)
     app.include_router(health.router)
@@ -157,5 +160,6 @@ def create_app(settings: Settings) -> FastAPI:
         max_body_bytes=settings.max_request_bytes,
         metrics=HttpMetrics(registry),
         own_limit_prefixes=(intake.PART_PATH,),
+        access_log=AccessLog(settings.access_log, settings.access_log_slow_ms),
     )
     return app

@@ -6,10 +6,10 @@ import json
 import logging
 import re
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
-from starlette.datastructures import MutableHeaders
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -34,6 +34,20 @@ class HttpMetrics:
         )
 
 
+@dataclass(frozen=True)
+class AccessLog:
+    """Which requests get an access-log line: ``all``, ``errors`` (5xx, or slower than ``slow_ms``) or
+    ``off``."""
+
+    mode: str = "all"
+    slow_ms: int = 1000
+
+    def wanted(self, status: int, elapsed: float) -> bool:
+        if self.mode == "all":
+            return True
+        return self.mode == "errors" and (status >= 500 or elapsed * 1000 >= self.slow_ms)
+
+
 class EdgeMiddleware:
     def __init__(
         self,
@@ -42,10 +56,15 @@ class EdgeMiddleware:
         max_body_bytes: int,
         metrics: HttpMetrics,
         own_limit_prefixes: tuple[str, ...] = (),
+        access_log: AccessLog | None = None,
     ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.metrics = metrics
+        self.access_log = access_log or AccessLog()
+        # Metric children by label values: prometheus_client's labels() locks and builds a key on every call.
+        self._counted: dict[tuple[str, str, str], Any] = {}
+        self._timed: dict[tuple[str, str], Any] = {}
         # Paths whose routes stream their body and enforce a limit of their own (upload parts).
         self.own_limit_prefixes = own_limit_prefixes
 
@@ -66,12 +85,18 @@ class EdgeMiddleware:
             if message["type"] == "http.response.start":
                 response_started = True
                 status = message["status"]
-                headers = MutableHeaders(scope=message)
-                headers["X-Request-Id"] = request_id
+                # Appended as raw pairs: these names are set here only, never by a route, and starlette's
+                # MutableHeaders scans every header to replace one.
+                headers = [*message.get("headers", ()), (b"x-request-id", request_id.encode("latin-1"))]
                 rate = state.get("rate_headers")
                 if rate:
+                    # A 429 names its own Retry-After, which the limiter's headers carry too: one of each.
+                    present = {name.lower() for name, _ in headers}
                     for name, value in rate.items():
-                        headers[name] = value
+                        key = name.lower().encode()
+                        if key not in present:
+                            headers.append((key, value.encode("latin-1")))
+                message["headers"] = headers
             await send(message)
 
         try:
@@ -96,9 +121,8 @@ class EdgeMiddleware:
         finally:
             route = getattr(scope.get("route"), "path", None) or "unmatched"
             elapsed = time.perf_counter() - started_at
-            self.metrics.requests.labels(scope["method"], route, str(status)).inc()
-            self.metrics.latency.labels(scope["method"], route).observe(elapsed)
-            if log.isEnabledFor(logging.INFO):
+            self._count(scope["method"], route, status, elapsed)
+            if self.access_log.wanted(status, elapsed) and log.isEnabledFor(logging.INFO):
                 log.info(
                     "request",
                     extra={
@@ -109,6 +133,17 @@ class EdgeMiddleware:
                         "ms": round(elapsed * 1000, 2),
                     },
                 )
+
+    def _count(self, method: str, route: str, status: int, elapsed: float) -> None:
+        key = (method, route, str(status))
+        counted = self._counted.get(key)
+        if counted is None:
+            counted = self._counted[key] = self.metrics.requests.labels(*key)
+        counted.inc()
+        timed = self._timed.get(key[:2])
+        if timed is None:
+            timed = self._timed[key[:2]] = self.metrics.latency.labels(method, route)
+        timed.observe(elapsed)
 
     def _counting(self, receive: Receive) -> Receive:
         received = 0

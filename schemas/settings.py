@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -173,6 +174,11 @@ class Settings(BaseSettings):
     query_max_temp_bytes: int = Field(10 * 1000**3, ge=0)
 
     log_level: str = "INFO"
+    # The ingress's access log (logger svc.access, at INFO): "all" logs every request; "errors" (default) only
+    # 5xx answers and requests slower than access_log_slow_ms, so the trigger's thousands of 202s a second
+    # cost no log line each (metrics count every request); "off" none.
+    access_log: Literal["all", "errors", "off"] = "errors"
+    access_log_slow_ms: int = Field(1000, ge=0)
     # Prometheus metrics: their own listener, loopback by default, never the public port. 0 serves none.
     # `svc up` gives its ingress processes this port and the ones after it (ingress-2 on port + 1, ...).
     metrics_host: str = "127.0.0.1"

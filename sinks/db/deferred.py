@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Table, event, insert
+from sqlalchemy import Insert, Table, event, insert
 from sqlalchemy.orm import Session
 
 _FLUSHES: dict[str, Callable[[Session, Any], None]] = {}
@@ -40,9 +40,19 @@ def defer_insert(session: Session, table: Table, row: dict[str, Any]) -> None:
     pending.setdefault(table, []).append(row)
 
 
+# One INSERT construct per table, built once: a new construct per flush cost a cache-key walk each time, and
+# the ORM session's handling of a Core statement costs more than running it (this runs in every group
+# commit of the trigger's hot path).
+_STATEMENTS: dict[Table, Insert] = {}
+
+
 def _insert_rows(session: Session, pending: dict[Table, list[dict[str, Any]]]) -> None:
+    connection = session.connection()
     for table, rows in pending.items():
-        session.execute(insert(table), rows)
+        statement = _STATEMENTS.get(table)
+        if statement is None:
+            statement = _STATEMENTS[table] = insert(table)
+        connection.execute(statement, rows)
 
 
 at_commit(_INSERTS, _insert_rows)

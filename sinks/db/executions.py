@@ -47,7 +47,8 @@ def _write_counts(session: Session, pending: dict[tuple[str, str], int]) -> None
         if delta
     ]
     if rows:
-        session.execute(_BUMP[session.get_bind().dialect.name], rows)
+        connection = session.connection()  # Core on the session's transaction: no ORM handling needed
+        connection.execute(_BUMP[connection.dialect.name], rows)
 
 
 at_commit(_COUNTS, _write_counts)

@@ -284,6 +284,7 @@ def test_several_processes_on_postgresql_share_the_port_and_the_consumer_group(
         SVC_INGRESS_PROCESSES="2",
         SVC_WORKER_PROCESSES="2",
         SVC_METRICS_PORT=str(metrics_port := broker.free_port()),
+        SVC_ACCESS_LOG="all",  # which ingress process served each request: read from the access log
         **FAST_RECOVERY,
     )
     try:
