@@ -139,6 +139,13 @@ class Settings(BaseSettings):
     compact_small_file_bytes: int = Field(8 * 1024**2, ge=1)
     compact_max_files_per_call: int = Field(2_000, ge=2, le=100_000)
     compact_max_bytes_per_call: int = Field(512 * 1024**2, ge=1024**2)
+    # Automatic table maintenance (issue 26: streams/maintenance.py): every interval each worker looks at up
+    # to tables_per_round tables (oldest-checked first, one lease per table), compacts one whose partition
+    # holds more than compact_small_files small files, and once a day expires snapshots and removes orphans.
+    auto_maintenance: bool = True
+    maintenance_interval_seconds: float = Field(300.0, ge=1, le=86_400)
+    maintenance_tables_per_round: int = Field(20, ge=1, le=10_000)
+    compact_small_files: int = Field(64, ge=1, le=100_000)
     scheduler_action_timeout_seconds: float = Field(300.0, gt=0, le=900)
     # Holds a claimed scheduled run before its action; for tests that stop a worker in between.
     scheduler_pause_before_action_seconds: float = Field(0.0, ge=0, le=60)

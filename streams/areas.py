@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from streams import analytics, deliveries, scheduler, tables, uploads
+from streams import analytics, deliveries, maintenance, scheduler, tables, uploads
 from streams.app import Area
 
 AREAS: list[Area] = [
@@ -11,4 +11,5 @@ AREAS: list[Area] = [
     scheduler.register,
     analytics.register,
     uploads.register,
+    maintenance.register,
 ]

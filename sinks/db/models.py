@@ -357,6 +357,24 @@ class TableWrite(Base):
     created_by: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
 
+class TableMaintenance(Base):
+    """The worker's automatic maintenance of one table (streams/maintenance.py): when it was last looked at,
+    compacted and expired, and the lease of the worker maintaining it now. A worker maintains a table only
+    while it holds an unexpired lease (``lease_holder`` says whose), so two workers never do at once."""
+
+    __tablename__ = "table_maintenance"
+
+    table_id: Mapped[str] = mapped_column(
+        ForeignKey("analytics_tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), index=True)
+    lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    lease_holder: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    last_checked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True, index=True)
+    last_compacted_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    last_expired_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
 class ScheduledEvent(Base):
     """A scheduled event of a company; ``next_fire_at`` NULL means it has nothing left to fire."""
 
