@@ -1,10 +1,13 @@
 """requestId on /query: a retried submission answers the first one's job and never runs twice, also when
 the duplicates arrive at once; the id is the user's own, a reused id with other SQL is refused, and past
 24 hours the id starts a new job. One query slot per company here, so a duplicate that took a slot of its
-own would be refused with QUOTA."""
+own would be refused with QUOTA.
+
+The module's tests share one stack (ingress, worker); each has companies and a table of its own."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,7 +20,7 @@ from schemas.jobs import JobKind, JobState
 from schemas.settings import Settings
 from sinks.db import jobs
 from sinks.db.models import Job, User
-from tests.fixtures.stack import make_settings
+from tests.fixtures.stack import Db, Ingress, make_settings, migrated, running_ingress
 from tests.fixtures.tables import Tables
 from tests.fixtures.worker import Worker
 from tests.integration.analytics.test_query_limits import SLOW, wait_state
@@ -29,11 +32,37 @@ COUNT = "SELECT count(*) AS n FROM orders"
 WAIT = 20_000
 
 
-@pytest.fixture
-def kafka_settings(tmp_path: Path, kafka_bootstrap: str) -> Settings:
+@pytest.fixture(scope="module")
+def stack_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("request_ids")
+
+
+@pytest.fixture(scope="module")
+def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
     return make_settings(
-        tmp_path / "data", kafka_bootstrap=kafka_bootstrap, query_timeout_seconds=3, query_max_concurrent=1
+        stack_dir / "data", kafka_bootstrap=kafka_bootstrap, query_timeout_seconds=3, query_max_concurrent=1
     )
+
+
+@pytest.fixture(scope="module")
+def ingress_db(kafka_settings: Settings) -> Iterator[Db]:
+    with migrated(kafka_settings) as ready:
+        yield ready
+
+
+@pytest.fixture(scope="module")
+def ingress(kafka_settings: Settings, ingress_db: Db) -> Iterator[Ingress]:
+    with running_ingress(kafka_settings) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def worker(kafka_settings: Settings, ingress: Ingress, stack_dir: Path) -> Iterator[Worker]:
+    """After the ingress, which makes the topics."""
+    running = Worker(kafka_settings, stack_dir / "worker.log")
+    running.start()
+    yield running
+    running.stop()
 
 
 def _orders(world: Tables) -> str:

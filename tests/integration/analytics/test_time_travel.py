@@ -1,19 +1,24 @@
 """Time travel on the real stack: a table appended in two commits is read as of each snapshot, by id and by
 time, with the reader's grant of today, and its snapshots are listed by /snapshots.
 
-The table ``sales`` gets two rows, then a column ``region``, then two more rows (with a region)."""
+The table ``sales`` gets two rows, then a column ``region``, then two more rows (with a region). The
+module's tests share that table and its stack (ingress, worker): they only read it, and each grants its own
+readers."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from schemas.settings import Settings
 from sinks.db import tenancy
 from sinks.iceberg import catalog as iceberg
-from tests.fixtures.stack import Ingress
-from tests.fixtures.tables import Tables
+from tests.fixtures.stack import Db, Ingress, make_settings, migrated, running_ingress
+from tests.fixtures.tables import Tables, new_tables_world
 from tests.fixtures.worker import Worker
 
 pytestmark = pytest.mark.integration
@@ -80,7 +85,43 @@ def append(world: Tables, table_id: str, rows: list[dict[str, Any]], total: int)
     world.wait_rows(table_id, total)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
+def stack_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("time_travel")
+
+
+@pytest.fixture(scope="module")
+def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
+    return make_settings(stack_dir / "data", kafka_bootstrap=kafka_bootstrap)
+
+
+@pytest.fixture(scope="module")
+def ingress_db(kafka_settings: Settings) -> Iterator[Db]:
+    with migrated(kafka_settings) as ready:
+        yield ready
+
+
+@pytest.fixture(scope="module")
+def ingress(kafka_settings: Settings, ingress_db: Db) -> Iterator[Ingress]:
+    with running_ingress(kafka_settings) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def worker(kafka_settings: Settings, ingress: Ingress, stack_dir: Path) -> Iterator[Worker]:
+    """After the ingress, which makes the topics."""
+    running = Worker(kafka_settings, stack_dir / "worker.log")
+    running.start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def tables_world(ingress: Ingress, ingress_db: Db) -> Tables:
+    return new_tables_world(ingress, ingress_db)
+
+
+@pytest.fixture(scope="module")
 def history(tables_world: Tables, worker: Worker) -> History:
     table_id = tables_world.create(SALES)
     append(tables_world, table_id, FIRST, 2)
@@ -113,10 +154,12 @@ def test_snapshots_lists_both_commits_newest_first_to_readers(tables_world: Tabl
     bad = snapshots(tables_world, history.table_id, cursor="not-a-cursor")
     assert bad.status_code == 400 and bad.json()["errorCode"] == "INVALID_REQUEST", bad.text
     # READ on the table is needed (a company admin has it); another company's table is not found.
-    refused = snapshots(tables_world, history.table_id, tables_world.member_power)
+    with tables_world.db.sessions.begin() as session:  # a reader of its own: the table is shared
+        reader = tenancy.create_user(session, tables_world.company_id, "reader@acme.test")
+    refused = snapshots(tables_world, history.table_id, reader.poweruser_key)
     assert refused.status_code == 403 and refused.json()["errorCode"] == "FORBIDDEN", refused.text
-    grant(tables_world, history.table_id, tables_world.member_id, rowFilter="customer = 'bob'")
-    allowed = snapshots(tables_world, history.table_id, tables_world.member_power)
+    grant(tables_world, history.table_id, reader.user_id, rowFilter="customer = 'bob'")
+    allowed = snapshots(tables_world, history.table_id, reader.poweruser_key)
     assert allowed.status_code == 200 and len(allowed.json()["snapshots"]) == 2, allowed.text
     # Row counts would tell a row-filtered reader how many hidden rows each commit added: none for them.
     for shown in allowed.json()["snapshots"]:

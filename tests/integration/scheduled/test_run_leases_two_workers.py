@@ -2,12 +2,18 @@
 
 A run held up longer than the old grace (the action timeout plus SVC_PROCESSING_GRACE_SECONDS) by its live
 worker is not re-run by the other worker's reconciler: each run reaches the handler once. A run whose worker
-is killed (SIGKILL) mid-call is re-run once its lease has run out."""
+is killed (SIGKILL) mid-call is re-run once its lease has run out.
+
+The module's tests share one stack (database, ingress, the pair of workers): forming the workers' group is
+most of a test's set-up. So both tests run on the same worker settings (the action timeout, and the pause
+before each action that holds a run up); each has its own company, handler and events. The kill test runs
+last, and a test that finds a worker dead starts it again."""
 
 from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,8 +24,14 @@ from sqlalchemy import select
 
 from schemas.settings import Settings
 from sinks.db.models import ScheduledEventRun
-from tests.fixtures.stack import Db
-from tests.fixtures.two_workers import PostgresWorker, postgres_settings, start_both, wait_until
+from tests.fixtures.stack import Db, Ingress, migrated, running_ingress
+from tests.fixtures.two_workers import (
+    PostgresWorker,
+    both_running,
+    postgres_settings,
+    running_pair,
+    wait_until,
+)
 from tests.integration.lease_helpers import CallerHandler, caller_handler, histogram
 from tests.integration.scheduled.conftest import Scene, tool_event
 from tests.integration.scheduled.test_firing import handler_tool
@@ -28,29 +40,60 @@ pytestmark = pytest.mark.integration
 __all__ = ["caller_handler"]  # a fixture
 
 LEASE = "3"  # renewed every second
-ACTION_TIMEOUT = 3.0  # with the workers' 1 s processing grace, the old rule re-ran a run after 4 s
+ACTION_TIMEOUT = 6.0  # with the workers' 1 s processing grace, the old rule re-ran a run after 7 s
+# Each worker holds every run it claims this long before acting (a rebalance, a loaded machine), then calls
+# the handler: past the old rule with the handler's delay, within the cap (3 x the action timeout = 18 s).
+PAUSE = 7.0
 PER_PARTITION = 2  # runs due on each partition of the tick topic, so that both workers act
 
+Pair = tuple[PostgresWorker, PostgresWorker]
 
-@pytest.fixture
-def kafka_settings(tmp_path: Path, kafka_bootstrap: str) -> Settings:
+
+@pytest.fixture(scope="module")
+def stack_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("leases")
+
+
+@pytest.fixture(scope="module")
+def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
     """Several workers need PostgreSQL: this module's stack runs on it whatever SVC_TEST_DATABASE says."""
-    return postgres_settings(tmp_path / "data", kafka_bootstrap)
+    return postgres_settings(stack_dir / "data", kafka_bootstrap)
 
 
-def two_workers(
-    settings: Settings, tmp_path: Path, handler: CallerHandler, **env: str
-) -> tuple[PostgresWorker, PostgresWorker]:
-    made = tuple(
-        PostgresWorker(settings, tmp_path / f"{name}.log", name, SVC_LEASE_SECONDS=LEASE, **env)
-        for name in ("first", "second")
+@pytest.fixture(scope="module")
+def ingress_db(kafka_settings: Settings) -> Iterator[Db]:
+    with migrated(kafka_settings) as ready:
+        yield ready
+
+
+@pytest.fixture(scope="module")
+def ingress(kafka_settings: Settings, ingress_db: Db) -> Iterator[Ingress]:
+    with running_ingress(kafka_settings) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def pair(kafka_settings: Settings, ingress: Ingress, stack_dir: Path) -> Iterator[Pair]:
+    """The module's two workers (after the ingress, which makes the topics)."""
+    env = {
+        "SVC_LEASE_SECONDS": LEASE,
+        "SVC_SCHEDULER_ACTION_TIMEOUT_SECONDS": str(ACTION_TIMEOUT),
+        "SVC_SCHEDULER_PAUSE_BEFORE_ACTION_SECONDS": str(PAUSE),
+    }
+    first, second = (
+        PostgresWorker(kafka_settings, stack_dir / f"{name}.log", name, **env) for name in ("first", "second")
     )
-    first, second = made
-    start_both(first, second)
-    for worker in made:
+    with running_pair(first, second):
+        yield first, second
+
+
+def two_workers(pair: Pair, handler: CallerHandler) -> Pair:
+    """The module's pair, both running, with ``handler`` told which process is which."""
+    both_running(*pair)
+    for worker in pair:
         assert worker.process is not None
         handler.workers[worker.process.pid] = worker.name
-    return first, second
+    return pair
 
 
 def due_on_both_partitions(scene: Scene, tool_id: str, settings: Settings, seconds: int) -> list[str]:
@@ -89,75 +132,59 @@ def figures(handler: CallerHandler, rows: dict[str, ScheduledEventRun]) -> dict[
 
 
 def test_a_run_held_up_past_the_old_grace_is_not_run_again_by_the_other_worker(
-    scene: Scene, caller_handler: CallerHandler, kafka_settings: Settings, tmp_path: Path
+    scene: Scene, caller_handler: CallerHandler, kafka_settings: Settings, pair: Pair
 ) -> None:
     handler = caller_handler
-    handler.delay = 1.0  # within the action timeout
-    # Each worker holds a claimed run 5 s before acting (a rebalance, a loaded machine), then calls the
-    # handler: about 6 s in all, past the old rule's 4 s, within the cap (3 x the action timeout = 9 s).
-    first, second = two_workers(
-        kafka_settings,
-        tmp_path,
-        handler,
-        SVC_SCHEDULER_ACTION_TIMEOUT_SECONDS=str(ACTION_TIMEOUT),
-        SVC_SCHEDULER_PAUSE_BEFORE_ACTION_SECONDS="5",
-    )
-    try:
-        tool_id = handler_tool(scene, handler)
-        event_ids = due_on_both_partitions(scene, tool_id, kafka_settings, 8)
-        wait_until(lambda: settled(scene.db, event_ids), 90, "not every run ended")
-        # A run failed as lost after its last attempt may still be acted on by the worker that held it, after
-        # its pause: give such calls the time to arrive, so that every call is counted.
-        time.sleep(6)
-        rows = run_rows(scene.db, event_ids)
-        seen = figures(handler, rows)
-        print(f"held-up runs, {len(event_ids)} runs on two workers: {seen}")
-        assert set(handler.calls_per_item().values()) == {1}, seen
-        assert {(row.status, row.attempt) for row in rows.values()} == {("SUCCEEDED", 1)}, seen
-        # Both workers acted, so runs acted on by the worker that does not lead (whose reconciler runs) were
-        # held past the old grace too.
-        assert set(seen["runs per worker"]) == {"first", "second"}, seen
-    finally:
-        first.stop()
-        second.stop()
+    handler.delay = 2.0  # within the action timeout; with the pause, each run is held about 9 s
+    two_workers(pair, handler)
+    tool_id = handler_tool(scene, handler)
+    event_ids = due_on_both_partitions(scene, tool_id, kafka_settings, 8)
+    wait_until(lambda: settled(scene.db, event_ids), 90, "not every run ended")
+    # A run failed as lost after its last attempt may still be acted on by the worker that held it, after
+    # its pause: give such calls the time to arrive, so that every call is counted.
+    time.sleep(PAUSE + 1)
+    rows = run_rows(scene.db, event_ids)
+    seen = figures(handler, rows)
+    print(f"held-up runs, {len(event_ids)} runs on two workers: {seen}")
+    assert set(handler.calls_per_item().values()) == {1}, seen
+    assert {(row.status, row.attempt) for row in rows.values()} == {("SUCCEEDED", 1)}, seen
+    # Both workers acted, so runs acted on by the worker that does not lead (whose reconciler runs) were
+    # held past the old grace too.
+    assert set(seen["runs per worker"]) == {"first", "second"}, seen
 
 
 def test_a_run_whose_worker_is_killed_mid_call_is_run_again_once_its_lease_ran_out(
-    scene: Scene, caller_handler: CallerHandler, kafka_settings: Settings, tmp_path: Path
+    scene: Scene, caller_handler: CallerHandler, kafka_settings: Settings, pair: Pair
 ) -> None:
     handler = caller_handler
     handler.delay = 4.0  # within the 6 s action timeout: the kill lands mid-call
-    first, second = two_workers(kafka_settings, tmp_path, handler, SVC_SCHEDULER_ACTION_TIMEOUT_SECONDS="6")
-    try:
-        tool_id = handler_tool(scene, handler)
-        event_ids = due_on_both_partitions(scene, tool_id, kafka_settings, 8)
-        wait_until(lambda: len(handler.arrivals) >= len(event_ids), 60, "not every run reached the handler")
-        victim_name = handler.arrivals[-1]["worker"]
-        assert victim_name in ("first", "second"), handler.arrivals  # the calling socket was found
-        victim, survivor = (first, second) if victim_name == "first" else (second, first)
-        victim.kill()
-        at_kill = run_rows(scene.db, event_ids)
-        held = {
-            run_id
-            for run_id, row in at_kill.items()
-            if row.status == "RUNNING" and handler.callers()[run_id] == {victim_name}
-        }
-        assert held, figures(handler, at_kill)
-        assert survivor.process is not None and survivor.process.poll() is None, "the survivor died"
-        wait_until(lambda: settled(scene.db, event_ids), 90, "not every run ended")
-        wait_until(lambda: len(handler.arrivals) >= len(event_ids) + len(held), 30, "no re-run called")
-        rows = run_rows(scene.db, event_ids)
-        seen = figures(handler, rows)
-        print(f"killed mid-call, {len(event_ids)} runs, {len(held)} held by the killed worker: {seen}")
-        calls = handler.calls_per_item()
-        assert {run_id: calls[run_id] for run_id in held} == dict.fromkeys(held, 2), seen
-        assert all(calls[run_id] == 1 for run_id in rows if run_id not in held), seen
-        assert {row.status for row in rows.values()} == {"SUCCEEDED"}, seen
-        for run_id in held:
-            again, lease_until = rows[run_id], at_kill[run_id].lease_until
-            assert again.attempt == 2
-            # The next attempt was claimed only after the killed worker's lease on the run had run out.
-            assert lease_until is not None and again.started_at is not None and again.started_at > lease_until
-    finally:
-        first.stop()
-        second.stop()
+    first, second = two_workers(pair, handler)
+    tool_id = handler_tool(scene, handler)
+    event_ids = due_on_both_partitions(scene, tool_id, kafka_settings, 8)
+    wait_until(lambda: len(handler.arrivals) >= len(event_ids), 60, "not every run reached the handler")
+    victim_name = handler.arrivals[-1]["worker"]
+    assert victim_name in ("first", "second"), handler.arrivals  # the calling socket was found
+    victim, survivor = (first, second) if victim_name == "first" else (second, first)
+    victim.kill()
+    at_kill = run_rows(scene.db, event_ids)
+    held = {
+        run_id
+        for run_id, row in at_kill.items()
+        if row.status == "RUNNING" and handler.callers()[run_id] == {victim_name}
+    }
+    assert held, figures(handler, at_kill)
+    assert survivor.process is not None and survivor.process.poll() is None, "the survivor died"
+    wait_until(lambda: settled(scene.db, event_ids), 90, "not every run ended")
+    wait_until(lambda: len(handler.arrivals) >= len(event_ids) + len(held), 30, "no re-run called")
+    rows = run_rows(scene.db, event_ids)
+    seen = figures(handler, rows)
+    print(f"killed mid-call, {len(event_ids)} runs, {len(held)} held by the killed worker: {seen}")
+    calls = handler.calls_per_item()
+    assert {run_id: calls[run_id] for run_id in held} == dict.fromkeys(held, 2), seen
+    assert all(calls[run_id] == 1 for run_id in rows if run_id not in held), seen
+    assert {row.status for row in rows.values()} == {"SUCCEEDED"}, seen
+    for run_id in held:
+        again, lease_until = rows[run_id], at_kill[run_id].lease_until
+        assert again.attempt == 2
+        # The next attempt was claimed only after the killed worker's lease on the run had run out.
+        assert lease_until is not None and again.started_at is not None and again.started_at > lease_until

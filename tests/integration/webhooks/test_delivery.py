@@ -1,6 +1,11 @@
+"""Deliveries end to end through a real worker. The module's tests share one stack (ingress, worker, topics);
+each has its own company, handler and webhook."""
+
 import asyncio
 import json
+from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,12 +18,43 @@ from schemas.topics import WEBHOOK_RESULTS
 from sinks.db import resources
 from sinks.kafka import ensure_topics
 from tests.fixtures.handler import RecordingHandler
-from tests.fixtures.stack import Ingress
+from tests.fixtures.stack import Db, Ingress, make_settings, migrated, running_ingress
 from tests.fixtures.worker import Worker
 from tests.integration.webhooks.conftest import World
 from tests.integration.webhooks.delivery_helpers import TRIGGER, register_handler, tool_webhook, wait_for
 
 pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def stack_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("delivery")
+
+
+@pytest.fixture(scope="module")
+def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
+    return make_settings(stack_dir / "data", kafka_bootstrap=kafka_bootstrap)
+
+
+@pytest.fixture(scope="module")
+def ingress_db(kafka_settings: Settings) -> Iterator[Db]:
+    with migrated(kafka_settings) as ready:
+        yield ready
+
+
+@pytest.fixture(scope="module")
+def ingress(kafka_settings: Settings, ingress_db: Db) -> Iterator[Ingress]:
+    with running_ingress(kafka_settings) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def worker(kafka_settings: Settings, ingress: Ingress, stack_dir: Path) -> Iterator[Worker]:
+    """After the ingress, which makes the topics."""
+    running = Worker(kafka_settings, stack_dir / "worker.log")
+    running.start()
+    yield running
+    running.stop()
 
 
 def test_a_delivery_runs_its_handler(
@@ -128,14 +164,15 @@ def test_every_finished_attempt_is_published_to_the_result_topic(
     )
     execution_id = answer.json()["executionId"]
     wait_for(world, webhook_id, lambda es: any(e["status"] == "SUCCESS" for e in es))
-    results = asyncio.run(read_results(ingress.settings, 2))
+    results = asyncio.run(read_results(ingress.settings, execution_id, 2))
     assert [(r["executionId"], r["attemptNumber"], r["status"], r["willRetry"]) for r in results] == [
         (execution_id, 1, "FAILED", True),
         (execution_id, 2, "SUCCESS", False),
     ]
 
 
-async def read_results(settings: Settings, count: int) -> list[dict[str, Any]]:
+async def read_results(settings: Settings, execution_id: str, count: int) -> list[dict[str, Any]]:
+    """The first ``count`` results of ``execution_id`` (the topic also holds the module's other tests')."""
     consumer = AIOKafkaConsumer(
         settings.topic(WEBHOOK_RESULTS),
         bootstrap_servers=settings.kafka_bootstrap,
@@ -149,7 +186,8 @@ async def read_results(settings: Settings, count: int) -> list[dict[str, Any]]:
             record = await asyncio.wait_for(consumer.getone(), timeout=30)
             envelope = Envelope.from_bytes(record.value)
             assert envelope.type == "webhook.result"
-            found.append(envelope.payload)
+            if envelope.payload["executionId"] == execution_id:
+                found.append(envelope.payload)
     finally:
         await consumer.stop()
     return sorted(found, key=lambda r: r["attemptNumber"])

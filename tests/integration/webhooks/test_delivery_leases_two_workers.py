@@ -3,11 +3,16 @@
 An attempt that runs longer than the old rule allowed (its webhook's timeoutSeconds, as the reconciler reads
 it now, plus SVC_PROCESSING_GRACE_SECONDS) while its worker lives is not failed and run again: each delivery
 reaches the handler once. An attempt whose worker is killed (SIGKILL) mid-call is run again once its lease
-has run out."""
+has run out.
+
+The module's tests share one stack (database, ingress, the pair of workers): forming the workers' group is
+most of a test's set-up. Each test has its own company, handler and webhook; the kill test runs last, and a
+test that finds a worker dead starts it again."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +23,14 @@ from sqlalchemy import select
 from schemas.settings import Settings
 from sinks.db.models import WebhookExecution
 from streams.deliveries import LOST_WORKER
-from tests.fixtures.stack import Db
-from tests.fixtures.two_workers import PostgresWorker, postgres_settings, start_both, wait_until
+from tests.fixtures.stack import Db, Ingress, migrated, running_ingress
+from tests.fixtures.two_workers import (
+    PostgresWorker,
+    both_running,
+    postgres_settings,
+    running_pair,
+    wait_until,
+)
 from tests.integration.lease_helpers import CallerHandler, caller_handler, histogram
 from tests.integration.webhooks.conftest import World
 from tests.integration.webhooks.delivery_helpers import TRIGGER, register_handler
@@ -31,10 +42,41 @@ LEASE = "3"  # renewed every second
 MAX_DELIVERIES = 16
 
 
-@pytest.fixture
-def kafka_settings(tmp_path: Path, kafka_bootstrap: str) -> Settings:
+Pair = tuple[PostgresWorker, PostgresWorker]
+
+
+@pytest.fixture(scope="module")
+def stack_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("leases")
+
+
+@pytest.fixture(scope="module")
+def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
     """Several workers need PostgreSQL: this module's stack runs on it whatever SVC_TEST_DATABASE says."""
-    return postgres_settings(tmp_path / "data", kafka_bootstrap)
+    return postgres_settings(stack_dir / "data", kafka_bootstrap)
+
+
+@pytest.fixture(scope="module")
+def ingress_db(kafka_settings: Settings) -> Iterator[Db]:
+    with migrated(kafka_settings) as ready:
+        yield ready
+
+
+@pytest.fixture(scope="module")
+def ingress(kafka_settings: Settings, ingress_db: Db) -> Iterator[Ingress]:
+    with running_ingress(kafka_settings) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def pair(kafka_settings: Settings, ingress: Ingress, stack_dir: Path) -> Iterator[Pair]:
+    """The module's two workers (after the ingress, which makes the topics)."""
+    first, second = (
+        PostgresWorker(kafka_settings, stack_dir / f"{name}.log", name, SVC_LEASE_SECONDS=LEASE)
+        for name in ("first", "second")
+    )
+    with running_pair(first, second):
+        yield first, second
 
 
 def config(tool_id: str, timeout_seconds: int) -> dict[str, Any]:
@@ -53,16 +95,13 @@ def webhook(world: World, tool_id: str, timeout_seconds: int) -> tuple[str, str]
     return webhook_id, str(created["apiKey"])
 
 
-def two_workers(settings: Settings, tmp_path: Path, handler: CallerHandler) -> tuple[PostgresWorker, ...]:
-    made = tuple(
-        PostgresWorker(settings, tmp_path / f"{name}.log", name, SVC_LEASE_SECONDS=LEASE)
-        for name in ("first", "second")
-    )
-    start_both(*made)
-    for worker in made:
+def two_workers(pair: Pair, handler: CallerHandler) -> Pair:
+    """The module's pair, both running, with ``handler`` told which process is which."""
+    both_running(*pair)
+    for worker in pair:
         assert worker.process is not None
         handler.workers[worker.process.pid] = worker.name
-    return made
+    return pair
 
 
 def deliver_until_both_act(
@@ -111,69 +150,61 @@ def figures(handler: CallerHandler, found: dict[str, dict[int, WebhookExecution]
 
 
 def test_an_attempt_running_past_the_old_rule_is_not_run_again_by_the_other_worker(
-    world: World, caller_handler: CallerHandler, kafka_settings: Settings, tmp_path: Path
+    world: World, caller_handler: CallerHandler, pair: Pair
 ) -> None:
     handler = caller_handler
     handler.delay = 8.0  # within the attempts' 30 s timeout
     tool_id = register_handler(world, handler)
     webhook_id, key = webhook(world, tool_id, timeout_seconds=30)
-    workers = two_workers(kafka_settings, tmp_path, handler)
-    try:
-        sent = deliver_until_both_act(world.api.client, handler, webhook_id, key, at_least=4)
-        # While the calls are in flight the webhook's timeout is lowered to 1 s: the old rule, which read it
-        # now, took every attempt older than 2 s for one whose worker had died. The attempts in flight keep
-        # the timeout they started with.
-        world.api.ok(world.owner, "update", {"webhookId": webhook_id, "webhookConfig": config(tool_id, 1)})
-        wait_until(lambda: settled(world.db, webhook_id, sent), 90, "not every delivery ended")
-        found = attempts(world.db, webhook_id)
-        seen = figures(handler, found)
-        print(f"attempts past the old rule, {len(sent)} deliveries on two workers: {seen}")
-        assert set(handler.calls_per_item().values()) == {1}, seen
-        assert {(n, e.status) for tried in found.values() for n, e in tried.items()} == {(1, "SUCCESS")}, seen
-        assert set(seen["deliveries per worker"]) == {"first", "second"}, seen
-    finally:
-        for worker in workers:
-            worker.stop()
+    two_workers(pair, handler)
+    sent = deliver_until_both_act(world.api.client, handler, webhook_id, key, at_least=4)
+    # While the calls are in flight the webhook's timeout is lowered to 1 s: the old rule, which read it
+    # now, took every attempt older than 2 s for one whose worker had died. The attempts in flight keep
+    # the timeout they started with.
+    world.api.ok(world.owner, "update", {"webhookId": webhook_id, "webhookConfig": config(tool_id, 1)})
+    wait_until(lambda: settled(world.db, webhook_id, sent), 90, "not every delivery ended")
+    found = attempts(world.db, webhook_id)
+    seen = figures(handler, found)
+    print(f"attempts past the old rule, {len(sent)} deliveries on two workers: {seen}")
+    assert set(handler.calls_per_item().values()) == {1}, seen
+    assert {(n, e.status) for tried in found.values() for n, e in tried.items()} == {(1, "SUCCESS")}, seen
+    assert set(seen["deliveries per worker"]) == {"first", "second"}, seen
 
 
 def test_an_attempt_whose_worker_is_killed_mid_call_is_run_again_once_its_lease_ran_out(
-    world: World, caller_handler: CallerHandler, kafka_settings: Settings, tmp_path: Path
+    world: World, caller_handler: CallerHandler, pair: Pair
 ) -> None:
     handler = caller_handler
     handler.delay = 5.0  # within the 8 s timeout: the kill lands mid-call
     tool_id = register_handler(world, handler)
     webhook_id, key = webhook(world, tool_id, timeout_seconds=8)
-    first, second = two_workers(kafka_settings, tmp_path, handler)
-    try:
-        sent = deliver_until_both_act(world.api.client, handler, webhook_id, key, at_least=2)
-        victim_name = handler.arrivals[-1]["worker"]
-        assert victim_name in ("first", "second"), handler.arrivals  # the calling socket was found
-        victim, survivor = (first, second) if victim_name == "first" else (second, first)
-        victim.kill()
-        at_kill = attempts(world.db, webhook_id)
-        held = {
-            execution
-            for execution, tried in at_kill.items()
-            if tried[1].status == "PROCESSING" and handler.callers()[execution] == {victim_name}
-        }
-        assert held, figures(handler, at_kill)
-        assert survivor.process is not None and survivor.process.poll() is None, "the survivor died"
-        wait_until(lambda: settled(world.db, webhook_id, sent), 90, "not every delivery ended")
-        found = attempts(world.db, webhook_id)
-        seen = figures(handler, found)
-        print(f"killed mid-call, {len(sent)} deliveries, {len(held)} held by the killed worker: {seen}")
-        calls = handler.calls_per_item()
-        assert {execution: calls[execution] for execution in held} == dict.fromkeys(held, 2), seen
-        assert all(calls[execution] == 1 for execution in sent if execution not in held), seen
-        for execution, tried in found.items():
-            if execution not in held:
-                assert {n: e.status for n, e in tried.items()} == {1: "SUCCESS"}, seen
-                continue
-            assert {n: e.status for n, e in tried.items()} == {1: "FAILED", 2: "SUCCESS"}, seen
-            assert tried[1].error_message == LOST_WORKER
-            # The next attempt started only after the killed worker's lease on the first had run out.
-            lease_until, started = at_kill[execution][1].lease_until, tried[2].started_at
-            assert lease_until is not None and started is not None and started > lease_until
-    finally:
-        first.stop()
-        second.stop()
+    first, second = two_workers(pair, handler)
+    sent = deliver_until_both_act(world.api.client, handler, webhook_id, key, at_least=2)
+    victim_name = handler.arrivals[-1]["worker"]
+    assert victim_name in ("first", "second"), handler.arrivals  # the calling socket was found
+    victim, survivor = (first, second) if victim_name == "first" else (second, first)
+    victim.kill()
+    at_kill = attempts(world.db, webhook_id)
+    held = {
+        execution
+        for execution, tried in at_kill.items()
+        if tried[1].status == "PROCESSING" and handler.callers()[execution] == {victim_name}
+    }
+    assert held, figures(handler, at_kill)
+    assert survivor.process is not None and survivor.process.poll() is None, "the survivor died"
+    wait_until(lambda: settled(world.db, webhook_id, sent), 90, "not every delivery ended")
+    found = attempts(world.db, webhook_id)
+    seen = figures(handler, found)
+    print(f"killed mid-call, {len(sent)} deliveries, {len(held)} held by the killed worker: {seen}")
+    calls = handler.calls_per_item()
+    assert {execution: calls[execution] for execution in held} == dict.fromkeys(held, 2), seen
+    assert all(calls[execution] == 1 for execution in sent if execution not in held), seen
+    for execution, tried in found.items():
+        if execution not in held:
+            assert {n: e.status for n, e in tried.items()} == {1: "SUCCESS"}, seen
+            continue
+        assert {n: e.status for n, e in tried.items()} == {1: "FAILED", 2: "SUCCESS"}, seen
+        assert tried[1].error_message == LOST_WORKER
+        # The next attempt started only after the killed worker's lease on the first had run out.
+        lease_until, started = at_kill[execution][1].lease_until, tried[2].started_at
+        assert lease_until is not None and started is not None and started > lease_until
