@@ -19,7 +19,14 @@ from pydantic import Field, ValidationError
 
 from schemas.base import WireModel
 from schemas.envelopes import Envelope
-from schemas.topics import ANALYTICS_JOBS, SCHEDULE_TICKS, TABLE_APPENDS, WEBHOOK_DELIVERIES, WEBHOOK_RESULTS
+from schemas.topics import (
+    ANALYTICS_JOBS,
+    SCHEDULE_TICKS,
+    SCHEDULED_DEAD_LETTER,
+    TABLE_APPENDS,
+    WEBHOOK_DELIVERIES,
+    WEBHOOK_RESULTS,
+)
 
 
 class UnknownRecord(ValueError):
@@ -79,6 +86,23 @@ class ScheduleTick(Record):
     scheduled_for: datetime | None = None
 
 
+class ScheduledDeadLetter(Record):
+    """A scheduled run that ended FAILED after its retries, for an event with deadLetterConfig enabled.
+    Keyed by runId; published after the FAILED state is committed, at least once (a worker that dies
+    between publishing and recording it publishes it again: consumers drop a runId they have seen)."""
+
+    TYPE = "scheduled.dead-letter"
+    TOPIC = SCHEDULED_DEAD_LETTER
+
+    run_id: str
+    scheduled_event_id: str
+    company_id: str
+    scheduled_time: datetime
+    attempts: int = Field(ge=1)
+    last_error: str | None = None
+    failed_at: datetime
+
+
 class AnalyticsJobRef(Record):
     """A query or load job to run; the job row in the DB holds the rest."""
 
@@ -113,6 +137,7 @@ RECORDS: tuple[type[Record], ...] = (
     DeliveryTask,
     DeliveryResult,
     ScheduleTick,
+    ScheduledDeadLetter,
     AnalyticsJobRef,
     TableWriteRef,
     HandlerRequest,

@@ -13,9 +13,10 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from schemas.base import RequestModel, WireModel
-from schemas.examples import scheduled_controls as control_examples
 from schemas.examples import scheduled_events as examples
+from schemas.examples import scheduled_retries as retry_examples
 from schemas.scheduled_controls import ActionAfterCompletion, RunTrigger, WindowFields
+from schemas.scheduled_retries import DeadLetterConfig, RetryFields, RetryPolicy, RunAttempt
 from schemas.schedules import ScheduleSpec
 from schemas.versions import VersionSelector
 from schemas.webhooks import TypedValue, WhereGroup
@@ -127,7 +128,7 @@ def missing_target_message(action: ActionType) -> str:
     return f"{noun[action]} ID is required for {action.value} action"
 
 
-class _EventFields(WindowFields):
+class _EventFields(WindowFields, RetryFields):
     description: str | None = Field(None, max_length=2000)
     schedule_spec: ScheduleSpec | None = None
     cron_expression: str | None = Field(None, max_length=300)
@@ -161,7 +162,7 @@ def _check_config_matches(action: ActionType | None, present: str | None) -> Non
 
 
 class CreateEventRequest(_EventFields):
-    model_config = ConfigDict(json_schema_extra=control_examples.CREATE_EVENT)
+    model_config = ConfigDict(json_schema_extra=retry_examples.CREATE_EVENT)
     event_name: str | None = Field(None, max_length=200)
     enabled: bool = True
     action_type: ActionType
@@ -177,7 +178,7 @@ class CreateEventRequest(_EventFields):
 class UpdateEventRequest(_EventFields):
     """Every field but the id is optional; an omitted field keeps its stored value."""
 
-    model_config = ConfigDict(json_schema_extra=control_examples.UPDATE_EVENT)
+    model_config = ConfigDict(json_schema_extra=retry_examples.UPDATE_EVENT)
 
     scheduled_event_id: str = Field(min_length=1, max_length=100)
     event_name: str | None = Field(None, max_length=200)
@@ -240,6 +241,8 @@ class ScheduledEvent(WireModel):
     end_date: str | None = None
     action_after_completion: ActionAfterCompletion = ActionAfterCompletion.NONE
     paused_until: str | None = None
+    retry_policy: RetryPolicy = Field(default_factory=RetryPolicy)
+    dead_letter_config: DeadLetterConfig = Field(default_factory=lambda: DeadLetterConfig(enabled=False))
     created_at: str
     updated_at: str
     deleted_at: str | None = None
@@ -295,6 +298,8 @@ class RunEntry(WireModel):
     lateness_ms: int | None = None
     response: Any = None
     error_message: str | None = None
+    # Every attempt of the run, oldest first; the last is the run's current state.
+    attempts: list[RunAttempt] = Field(default_factory=list)
 
 
 class RunsAnswer(_Answer):

@@ -152,6 +152,10 @@ class Settings(BaseSettings):
     # Scheduler controls (issue 25: /clients/scheduled-events/run-now): runs of one event asked for by
     # /run-now and not yet ended; one more is refused (429), so a caller cannot queue unbounded handler calls.
     scheduler_run_now_max_pending: int = Field(10, ge=1, le=1000)
+    # Scheduler retries (issue 25: retryPolicy, core/schedules/retries.py): a failed run's first retry comes
+    # about base seconds after the failure (±20% jitter), each next one twice as late, none later than max.
+    scheduler_retry_base_seconds: float = Field(1.0, ge=0.01, le=3600)
+    scheduler_retry_max_seconds: float = Field(300.0, ge=0.01, le=86_400)
     query_concurrency: int = Field(4, ge=1, le=64)
     query_threads: int = Field(2, ge=1, le=256)
     query_memory_limit: str = "2GB"

@@ -9,6 +9,8 @@ WEBHOOK_RESULTS: Final = "webhook.results"
 SCHEDULE_TICKS: Final = "schedule.ticks"
 ANALYTICS_JOBS: Final = "analytics.jobs"
 TABLE_APPENDS: Final = "table.appends"
+# Scheduled runs that ended FAILED after their retries, for events with deadLetterConfig enabled.
+SCHEDULED_DEAD_LETTER: Final = "scheduled.dead-letter"
 
 ALL_TOPICS: Final[tuple[str, ...]] = (
     WEBHOOK_DELIVERIES,
@@ -16,4 +18,5 @@ ALL_TOPICS: Final[tuple[str, ...]] = (
     SCHEDULE_TICKS,
     ANALYTICS_JOBS,
     TABLE_APPENDS,
+    SCHEDULED_DEAD_LETTER,
 )

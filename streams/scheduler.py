@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -22,16 +23,18 @@ from typing import Any
 import faust
 
 from core import leases
+from core.schedules.retries import Backoff
 from schemas.deliveries import HandlerOutcome
 from schemas.records import ScheduleTick, UnknownRecord, decode
 from schemas.scheduled_events import RunStatus
 from schemas.settings import Settings
 from schemas.topics import SCHEDULE_TICKS
-from sinks.db import scheduled_events, scheduled_runs
+from sinks.db import scheduled_events, scheduled_retries, scheduled_runs
 from sinks.db.scheduled_events import Tick
 from sinks.db.scheduled_runs import RunWork
 from streams.app import raw_topic
 from streams.runtime import HandlerRuntime, HandlerUnavailable, survive_outage
+from streams.scheduler_dead_letters import publish_dead_letters
 
 log = logging.getLogger(__name__)
 TICK_INTERVAL_SECONDS = 0.5
@@ -98,6 +101,9 @@ class SchedulerRuntime(HandlerRuntime):
         self.acting: leases.Holdings[tuple[str, int]] = leases.Holdings()
         self.lease = timedelta(seconds=settings.lease_seconds)
         self.cap = leases.hold_cap(settings.scheduler_action_timeout_seconds, settings.lease_cap_factor)
+        self.retry_backoff = Backoff(
+            settings.scheduler_retry_base_seconds, settings.scheduler_retry_max_seconds
+        )
 
     async def publish(self, ticks: list[Tick]) -> None:
         """All at once: the producer batches them, instead of one broker round trip per tick."""
@@ -115,7 +121,14 @@ class SchedulerRuntime(HandlerRuntime):
             limit=5000,
             horizon=moment + LOOKAHEAD,
         )
-        await self.publish(await self.committer.run(claim))
+        retries = partial(
+            scheduled_retries.take_due_retries, now=moment, horizon=moment + LOOKAHEAD, limit=5000
+        )
+        await self.publish(await self.committer.run(claim) + await self.committer.run(retries))
+
+    async def dead_letters(self) -> None:
+        await self.ready.wait()
+        await publish_dead_letters(self.committer, self.publisher)
 
     async def reconcile(self) -> None:
         await self.ready.wait()
@@ -223,7 +236,10 @@ class SchedulerRuntime(HandlerRuntime):
             status, outcome = await self._act(work)
         except Exception as exc:
             log.exception("scheduled run crashed", extra={"run_id": work.run_id})
-            status, outcome = RunStatus.FAILED, HandlerOutcome(ok=False, error=f"Internal error: {exc}")
+            status = RunStatus.FAILED
+            outcome = HandlerOutcome(ok=False, error=f"Internal error: {exc}", retryable=False)
+        # The same rule as webhook deliveries: HTTP 408/425/429/5xx, timeouts and connection errors retry.
+        retryable = status is RunStatus.FAILED and outcome.retryable
         await self.committer.run(
             partial(
                 scheduled_runs.finish_run,
@@ -235,8 +251,12 @@ class SchedulerRuntime(HandlerRuntime):
                 started_at=work.started_at,
                 attempt=work.attempt,
                 delete_event=work.event_id if work.delete_when_done else None,
+                retry=self._retry_timing() if retryable else None,
             )
         )
+
+    def _retry_timing(self) -> scheduled_retries.RetryTiming:
+        return scheduled_retries.RetryTiming(self.retry_backoff, random.random())  # noqa: S311 - jitter
 
     async def _act(self, work: RunWork) -> tuple[RunStatus, HandlerOutcome]:
         if work.action_type == "UPDATE_SVCDB":
@@ -250,7 +270,7 @@ class SchedulerRuntime(HandlerRuntime):
                 work.company_id, resource_id, kind, work.config.get("version"), f"{kind} {resource_id}"
             )
         except HandlerUnavailable as exc:
-            return RunStatus.FAILED, HandlerOutcome(ok=False, error=str(exc))
+            return RunStatus.FAILED, HandlerOutcome(ok=False, error=str(exc), retryable=False)
         request["version"] = version.resolved().model_dump(mode="json", by_alias=True)
         outcome = await self.invoker.invoke(
             version.endpoint, request, self.settings.scheduler_action_timeout_seconds
@@ -273,7 +293,7 @@ class SchedulerRuntime(HandlerRuntime):
             message = f"Target table {table_id} not found"
             if work.config.get("skipIfTargetTableMissing"):
                 return RunStatus.SKIPPED, HandlerOutcome(ok=True, error=message)
-            return RunStatus.FAILED, HandlerOutcome(ok=False, error=message)
+            return RunStatus.FAILED, HandlerOutcome(ok=False, error=message, retryable=False)
         return (RunStatus.SUCCEEDED if outcome.ok else RunStatus.FAILED), outcome
 
 
@@ -291,6 +311,10 @@ def register(app: faust.App, settings: Settings) -> None:
     @app.timer(interval=TICK_INTERVAL_SECONDS, on_leader=True)  # type: ignore[untyped-decorator]
     async def fire_due_events() -> None:
         await survive_outage(runtime.fire_due, "fire due events")
+
+    @app.timer(interval=TICK_INTERVAL_SECONDS, on_leader=True)  # type: ignore[untyped-decorator]
+    async def publish_scheduled_dead_letters() -> None:
+        await survive_outage(runtime.dead_letters, "publish scheduled dead letters")
 
     @app.timer(interval=settings.reconcile_interval_seconds, on_leader=True)  # type: ignore[untyped-decorator]
     async def reconcile_scheduled_runs() -> None:

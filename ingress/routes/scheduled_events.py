@@ -25,6 +25,7 @@ from core.schedules.spec import (
 )
 from ingress.deps import ClientCaller, DbSession
 from ingress.errors import ApiError
+from ingress.scheduled_retries import retries_wire, run_attempts, set_retries
 from ingress.scheduled_targets import check_target
 from ingress.scheduled_window import first_fire_in_window, set_window, window_wire
 from schemas.admin import Principal
@@ -127,6 +128,7 @@ def _wire(row: EventRow) -> ScheduledEvent:
         updated_at=iso_utc(row.updated_at) or "",
         deleted_at=iso_utc(row.deleted_at),
         **window_wire(row),
+        **retries_wire(row),
         **config,
     )
 
@@ -186,6 +188,7 @@ def create_event(body: CreateEventRequest, caller: ClientCaller, session: DbSess
         updated_at=now,
     )
     set_window(row, body, now)
+    set_retries(row, body)
     _reschedule(row, spec, now)
     scheduled_events.add(session, row)
     return CreatedAnswer(scheduled_event=_wire(row), event_id=row.id, schedule_arn=_arn(row))
@@ -208,6 +211,7 @@ def update_event(body: UpdateEventRequest, caller: ClientCaller, session: DbSess
         check_target(session, caller, action, config)
         row.action_type, row.config_json = action.value, _config_json(config)
     dates_changed = set_window(row, body, now)
+    set_retries(row, body)
     zone = _sent_zone(body.timezone)
     if body.schedule_spec is not None or body.cron_expression is not None:
         # An expression sent without a timezone keeps the event's zone; UTC only when it has none (EVERY).
@@ -275,6 +279,7 @@ def list_runs(body: RunsRequest, caller: ClientCaller, session: DbSession) -> Ru
             ),
             response=json.loads(run.response_json) if run.response_json else None,
             error_message=run.error_message,
+            attempts=run_attempts(run),
         )
         for run in runs
     ]

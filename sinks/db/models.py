@@ -403,6 +403,11 @@ class ScheduledEvent(Base):
     paused_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     # NONE or DELETE: DELETE soft-deletes the event once it has no fire left and its last run ended.
     action_after_completion: Mapped[str] = mapped_column(String(8), default="NONE")
+    # retryPolicy and deadLetterConfig (sinks/db/scheduled_retries.py); the defaults are the behaviour of
+    # events made before retries existed: no retry, no dead letter.
+    max_retry_attempts: Mapped[int] = mapped_column(Integer, default=0)
+    max_event_age_seconds: Mapped[int] = mapped_column(Integer, default=86400)
+    dead_letter_enabled: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class ScheduledEventRun(Base):
@@ -413,6 +418,8 @@ class ScheduledEventRun(Base):
         UniqueConstraint("event_id", "scheduled_for", name="uq_scheduled_event_runs_event_time"),
         Index("ix_scheduled_event_runs_history", "company_id", "event_id", "scheduled_for"),
         Index("ix_scheduled_event_runs_pending", "status", "dispatched_at"),
+        Index("ix_scheduled_event_runs_retry", "retry_at"),
+        Index("ix_scheduled_event_runs_dead_letter", "dead_letter_at"),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -435,6 +442,14 @@ class ScheduledEventRun(Base):
     # A /run-now run: not a fire of the schedule, so a pause, a disabled event and actionAfterCompletion
     # leave it alone.
     manual: Mapped[bool] = mapped_column(Boolean, default=False)
+    # A QUEUED run waiting for its retry: not claimed before this time; its tick is sent (and dispatched_at
+    # set) once it is near.
+    retry_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # The attempts before the current one, as a JSON list of their outcomes (shown by /runs).
+    attempts_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # Set with the FAILED state when the event's deadLetterConfig is enabled: the dead-letter record is still
+    # owed from this time on (a publisher's claim moves it forward); NULL once published.
+    dead_letter_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class Job(Base):

@@ -20,15 +20,19 @@ from sqlalchemy import and_, or_, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from core import leases
+from core.schedules.retries import attempts_cap
 from schemas.scheduled_events import ActionType, RunStatus
-from sinks.db import scheduled_controls
+from sinks.db import scheduled_controls, scheduled_retries
 from sinks.db.models import HandlerResource, ScheduledEvent, ScheduledEventRun
 from sinks.db.scheduled_events import Tick
 
 log = logging.getLogger(__name__)
 QUEUED, RUNNING = RunStatus.QUEUED.value, RunStatus.RUNNING.value
-# A run whose worker died mid-action is tried again up to this many attempts in all, then failed.
+# A run whose worker died mid-action is tried again up to this many attempts in all (or its retryPolicy's
+# attempts if more), then failed.
 MAX_ATTEMPTS = 3
+# A retry's tick may come a little before its time from another worker's clock; the claim allows this much.
+_RETRY_SLACK = timedelta(milliseconds=500)
 # Runs per lease renewal statement (two bound values each): far below every backend's limit on them.
 _RENEW_CHUNK = 5000
 LOST_WORKER = "The worker running this event stopped before it finished"
@@ -78,8 +82,13 @@ def claim_runs(
     moved = list(
         session.scalars(
             update(ScheduledEventRun)
-            .where(ScheduledEventRun.id.in_(run_ids), ScheduledEventRun.status == QUEUED)
-            .values(status=RUNNING, started_at=now, lease_until=lease_until)
+            .where(
+                ScheduledEventRun.id.in_(run_ids),
+                ScheduledEventRun.status == QUEUED,
+                # A retry waits for its time: a stale tick of the run does not start it early.
+                or_(ScheduledEventRun.retry_at.is_(None), ScheduledEventRun.retry_at <= now + _RETRY_SLACK),
+            )
+            .values(status=RUNNING, started_at=now, lease_until=lease_until, retry_at=None)
             .returning(ScheduledEventRun.id)
             .execution_options(synchronize_session=False)
         )
@@ -168,6 +177,7 @@ def _fail(session: Session, run: ScheduledEventRun, now: datetime, error: str | 
     if _stop_after_failure(session, run, now):
         message = f"{message} ({DISABLED_AFTER_FAILURE})"
     run.error_message = message
+    scheduled_retries.owe_dead_letter(session, run, now)
 
 
 def finish_run(
@@ -180,12 +190,15 @@ def finish_run(
     started_at: datetime | None = None,
     attempt: int | None = None,
     delete_event: str | None = None,
+    retry: scheduled_retries.RetryTiming | None = None,
 ) -> bool:
     """RUNNING → a final status; False if the reconciler already gave the run to another attempt. With
     ``attempt``, only that attempt's outcome is written: a worker that lost its lease cannot end (or, failing,
     disable the event of) the attempt that replaced it. ``delete_event`` (RunWork.delete_when_done): the
-    event this run's end deletes if it has no fire left (actionAfterCompletion DELETE)."""
-    ended = _finish(session, run_id, status, ended_at, response, error, started_at, attempt)
+    event this run's end deletes if it has no fire left (actionAfterCompletion DELETE). ``retry``: the
+    failure is retryable; the run goes back to QUEUED for its next attempt if its retryPolicy has one (not
+    an end: nothing is deleted, continueOnError waits for the last attempt)."""
+    ended = _finish(session, run_id, status, ended_at, response, error, started_at, attempt, retry)
     if ended and delete_event is not None:
         scheduled_controls.delete_if_complete(session, delete_event, ended_at)
     return ended
@@ -200,6 +213,7 @@ def _finish(
     error: str | None,
     started_at: datetime | None,
     attempt: int | None,
+    retry: scheduled_retries.RetryTiming | None = None,
 ) -> bool:
     same_attempt = () if attempt is None else (ScheduledEventRun.attempt == attempt,)
     if status is not RunStatus.FAILED and started_at is not None:
@@ -224,6 +238,8 @@ def _finish(
     run.duration_ms = max(0, int((ended_at - started).total_seconds() * 1000))
     run.response_json = json.dumps(response) if response is not None else None
     if status is RunStatus.FAILED:
+        if retry is not None and scheduled_retries.retry(session, run, ended_at, error, retry):
+            return False
         _fail(session, run, ended_at, error)
         return True
     run.status, run.ended_at, run.error_message = status.value, ended_at, error
@@ -293,11 +309,14 @@ def take_abandoned(
         if not leases.abandoned(now, run.started_at, run.lease_until, grace):
             continue
         run.lease_until = None
-        if run.attempt >= MAX_ATTEMPTS:
+        event = session.get(ScheduledEvent, run.event_id)
+        policy = scheduled_retries.policy_of(event) if event is not None else None
+        if run.attempt >= (attempts_cap(policy, MAX_ATTEMPTS) if policy is not None else MAX_ATTEMPTS):
             _fail(session, run, now, LOST_WORKER)
             if not run.manual:
                 scheduled_controls.delete_if_complete(session, run.event_id, now)
             continue
+        scheduled_retries.record_lost_attempt(run, now, LOST_WORKER)
         run.status, run.attempt, run.started_at, run.dispatched_at = QUEUED, run.attempt + 1, None, now
         again.append(_tick(run))
     return again

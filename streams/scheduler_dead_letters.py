@@ -1,0 +1,33 @@
+"""Publishing the dead-letter records of scheduled runs that ended FAILED (deadLetterConfig), on the leader's
+timer: claim the owed ones in the DB, publish them to ``svc.scheduled.dead-letter`` keyed by runId, then
+clear them (sinks/db/scheduled_retries.py explains the claim and why this is at least once)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, datetime, timedelta
+from functools import partial
+
+from sinks.db import scheduled_retries
+from sinks.db.group_commit import GroupCommitter
+from sinks.kafka import Publisher
+
+log = logging.getLogger(__name__)
+# A claimed record not cleared within this long (its publisher died) is published again.
+CLAIM_LEASE = timedelta(seconds=30)
+BATCH = 500
+
+
+async def publish_dead_letters(committer: GroupCommitter, publisher: Publisher) -> int:
+    """One round; how many records it published."""
+    owed = await committer.run(
+        partial(scheduled_retries.take_dead_letters, now=datetime.now(UTC), lease=CLAIM_LEASE, limit=BATCH)
+    )
+    if not owed:
+        return 0
+    # A failed send leaves every claim of the round in place: the round after the lease publishes them.
+    await asyncio.gather(*(publisher.publish_record(item.record, key=item.record.run_id) for item in owed))
+    await committer.run(partial(scheduled_retries.clear_dead_letters, published=owed))
+    log.info("published scheduled dead letters", extra={"count": len(owed)})
+    return len(owed)
