@@ -134,7 +134,7 @@ def worker(kafka_settings: Settings, ingress_db: Any, tmp_path: Path) -> Iterato
     running.stop()
 
 
-def wait_until(check: Any, timeout: float = 30.0) -> Any:
+def wait_until(check: Any, timeout: float = 90.0) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         found = check()
