@@ -7,7 +7,6 @@ The module's tests share one stack (ingress, worker); each has companies and a t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,12 +19,16 @@ from schemas.jobs import JobKind, JobState
 from schemas.settings import Settings
 from sinks.db import jobs
 from sinks.db.models import Job, User
-from tests.fixtures.stack import Db, Ingress, make_settings, migrated, running_ingress
+from tests.fixtures import module_stack
+from tests.fixtures.stack import make_settings
 from tests.fixtures.tables import Tables
 from tests.fixtures.worker import Worker
 from tests.integration.analytics.test_query_limits import SLOW, wait_state
 
 pytestmark = pytest.mark.integration
+
+# The module's one stack (tests/fixtures/module_stack.py); kafka_settings below is this module's own.
+stack_dir, ingress_db, ingress, worker = module_stack.FIXTURES
 
 ROWS = [{"order_id": i, "region": "EU"} for i in range(1, 5)]
 COUNT = "SELECT count(*) AS n FROM orders"
@@ -33,36 +36,10 @@ WAIT = 20_000
 
 
 @pytest.fixture(scope="module")
-def stack_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("request_ids")
-
-
-@pytest.fixture(scope="module")
 def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
     return make_settings(
         stack_dir / "data", kafka_bootstrap=kafka_bootstrap, query_timeout_seconds=3, query_max_concurrent=1
     )
-
-
-@pytest.fixture(scope="module")
-def ingress_db(kafka_settings: Settings) -> Iterator[Db]:
-    with migrated(kafka_settings) as ready:
-        yield ready
-
-
-@pytest.fixture(scope="module")
-def ingress(kafka_settings: Settings, ingress_db: Db) -> Iterator[Ingress]:
-    with running_ingress(kafka_settings) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def worker(kafka_settings: Settings, ingress: Ingress, stack_dir: Path) -> Iterator[Worker]:
-    """After the ingress, which makes the topics."""
-    running = Worker(kafka_settings, stack_dir / "worker.log")
-    running.start()
-    yield running
-    running.stop()
 
 
 def _orders(world: Tables) -> str:

@@ -7,7 +7,6 @@ readers."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +16,15 @@ import pytest
 from schemas.settings import Settings
 from sinks.db import tenancy
 from sinks.iceberg import catalog as iceberg
-from tests.fixtures.stack import Db, Ingress, make_settings, migrated, running_ingress
+from tests.fixtures import module_stack
+from tests.fixtures.stack import Db, Ingress, make_settings
 from tests.fixtures.tables import Tables, new_tables_world
 from tests.fixtures.worker import Worker
 
 pytestmark = pytest.mark.integration
+
+# The module's one stack (tests/fixtures/module_stack.py); kafka_settings below is this module's own.
+stack_dir, ingress_db, ingress, worker = module_stack.FIXTURES
 
 SALES = {
     "sqlName": "sales",
@@ -86,34 +89,8 @@ def append(world: Tables, table_id: str, rows: list[dict[str, Any]], total: int)
 
 
 @pytest.fixture(scope="module")
-def stack_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("time_travel")
-
-
-@pytest.fixture(scope="module")
 def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
     return make_settings(stack_dir / "data", kafka_bootstrap=kafka_bootstrap)
-
-
-@pytest.fixture(scope="module")
-def ingress_db(kafka_settings: Settings) -> Iterator[Db]:
-    with migrated(kafka_settings) as ready:
-        yield ready
-
-
-@pytest.fixture(scope="module")
-def ingress(kafka_settings: Settings, ingress_db: Db) -> Iterator[Ingress]:
-    with running_ingress(kafka_settings) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def worker(kafka_settings: Settings, ingress: Ingress, stack_dir: Path) -> Iterator[Worker]:
-    """After the ingress, which makes the topics."""
-    running = Worker(kafka_settings, stack_dir / "worker.log")
-    running.start()
-    yield running
-    running.stop()
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@ each has its own company, handler and webhook."""
 
 import asyncio
 import json
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,44 +16,22 @@ from schemas.settings import Settings
 from schemas.topics import WEBHOOK_RESULTS
 from sinks.db import resources
 from sinks.kafka import ensure_topics
+from tests.fixtures import module_stack
 from tests.fixtures.handler import RecordingHandler
-from tests.fixtures.stack import Db, Ingress, make_settings, migrated, running_ingress
+from tests.fixtures.stack import Ingress, make_settings
 from tests.fixtures.worker import Worker
 from tests.integration.webhooks.conftest import World
 from tests.integration.webhooks.delivery_helpers import TRIGGER, register_handler, tool_webhook, wait_for
 
 pytestmark = pytest.mark.integration
 
-
-@pytest.fixture(scope="module")
-def stack_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("delivery")
+# The module's one stack (tests/fixtures/module_stack.py); kafka_settings below is this module's own.
+stack_dir, ingress_db, ingress, worker = module_stack.FIXTURES
 
 
 @pytest.fixture(scope="module")
 def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
     return make_settings(stack_dir / "data", kafka_bootstrap=kafka_bootstrap)
-
-
-@pytest.fixture(scope="module")
-def ingress_db(kafka_settings: Settings) -> Iterator[Db]:
-    with migrated(kafka_settings) as ready:
-        yield ready
-
-
-@pytest.fixture(scope="module")
-def ingress(kafka_settings: Settings, ingress_db: Db) -> Iterator[Ingress]:
-    with running_ingress(kafka_settings) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def worker(kafka_settings: Settings, ingress: Ingress, stack_dir: Path) -> Iterator[Worker]:
-    """After the ingress, which makes the topics."""
-    running = Worker(kafka_settings, stack_dir / "worker.log")
-    running.start()
-    yield running
-    running.stop()
 
 
 def test_a_delivery_runs_its_handler(
