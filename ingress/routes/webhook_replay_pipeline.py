@@ -21,14 +21,14 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from starlette.concurrency import run_in_threadpool
 
 from core.filters import MAX_MATCH_STEPS, FilterTooCostly, matches
 from core.webhooks.replay import stored_request_part
 from core.webhooks.transform import TransformError, apply_jsonpath, apply_transform, needs_sandbox
-from ingress.routes.webhook_trigger import INLINE_TRANSFORM_BYTES, REDACTED
+from ingress.routes.webhook_trigger import INLINE_TRANSFORM_BYTES, REDACTED, resource_of
 from ingress.state import Services
 from ingress.trigger_screening import INLINE_BYTES, INLINE_MATCH_STEPS, Screens, parsed_json
 from ingress.trigger_transform import compiled_mappings, jsonpath_in_sandbox
@@ -74,14 +74,6 @@ class Refused:
 
 def replay_tenant(company_id: str) -> str:
     return f"{company_id}:replay"
-
-
-def _resource(config: dict[str, Any]) -> tuple[str | None, str | None]:
-    execution = config.get("resourceExecutionConfig") or {}
-    kind = execution.get("resourceType")
-    if kind == "SVCDB":
-        return kind, (execution.get("svcDbConfig") or {}).get("targetTableId")
-    return kind, execution.get("resourceId")
 
 
 def _grouped(values: dict[str, str]) -> dict[str, list[str]]:
@@ -183,7 +175,7 @@ async def rerun(
     error: str | None = None
     if passed:
         variables, error = await _transform(svc, target, wait, body, headers, query)
-    resource_type, resource_id = _resource(target.config)
+    resource_type, resource_id = resource_of(target.config)
     return Delivery(
         execution_id=credentials.new_id(),
         target=target,

@@ -125,7 +125,8 @@ def _key_owner(svc: Services, key_id: str) -> str | None:
         return deliveries.key_owner(connection, key_id)
 
 
-def _resource(config: dict[str, Any]) -> tuple[str | None, str | None]:
+def resource_of(config: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The handler a delivery is recorded with: (resourceType, resourceId; for SVCDB the target table)."""
     execution = config.get("resourceExecutionConfig") or {}
     kind = execution.get("resourceType")
     if kind == "SVCDB":
@@ -147,7 +148,7 @@ def _delivery(
     filtered: bool = False,
     filter_note: str | None = None,
 ) -> Delivery:
-    resource_type, resource_id = _resource(target.config)
+    resource_type, resource_id = resource_of(target.config)
     return Delivery(
         execution_id=credentials.new_id(),
         target=target,
