@@ -1,8 +1,9 @@
 # mypy: disable-error-code="import-untyped"
 """One table's automatic maintenance: look at its current snapshot, then run the actions due
 (``core/auto_maintenance.py``) with the same code as the maintain call (``sinks/iceberg/maintenance.py``), so
-compaction keeps its guarantees: no lock appends wait on, its commit rebuilt on a new head instead of
-blocking, and at most the per-call caps of input per call."""
+compaction keeps its guarantees: its commit rebuilt on a new head, after a few lost races in the table's turn
+(this worker's table writer holds its commits back for at most one commit interval meanwhile), and at most
+the per-call caps of input per call."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ def limits_of(settings: Settings) -> Limits:
         max_bytes=settings.compact_max_bytes_per_call,
         retention=timedelta(days=settings.snapshot_retention_days),
         orphan_min_age=timedelta(hours=settings.orphan_min_age_hours),
+        # The writer commits a table once per interval: a compaction's turn may hold one commit back.
+        turn_seconds=settings.table_commit_interval_seconds,
     )
 
 

@@ -2,14 +2,17 @@
 """Table maintenance: compaction, snapshot expiry and orphan removal on one table (the rules are in
 ``core/table_maintenance.py``; docs/tables.md, "Maintenance").
 
-Compaction never takes a lock the table writer waits on. It reads the small files of the current snapshot
-and writes their rows into new files (the slow part, no commit involved), then commits one OVERWRITE that
-removes exactly those files and adds the new ones, marked ``svc.maintenance=COMPACT`` (the snapshots list
-shows it as REPLACE). The commit requires the branch head it was built on, as every commit of the writer
-does (``writer.py``): when an append landed in between, it is built again on the new head with the same
-files, which only adds to the table, so no append is lost or doubled and the rewrite is not redone. If one
-of the rewritten files left the table meanwhile (an svcdb update or delete rewrote it), the compaction is
-dropped and its new files deleted. An append that loses the race to it retries as after any commit.
+Compaction reads the small files of the current snapshot and writes their rows into new files (the slow
+part, no commit involved, no lock held), then commits one OVERWRITE that removes exactly those files and
+adds the new ones, marked ``svc.maintenance=COMPACT`` (the snapshots list shows it as REPLACE). The commit
+requires the branch head it was built on, as every commit of the writer does (``writer.py``): when an append
+landed in between, it is built again on the new head with the same files, which only adds to the table, so
+no append is lost or doubled and the rewrite is not redone. After ``OPTIMISTIC_ATTEMPTS`` lost races it
+takes the table's turn (``commit_turns.py``): this process's writer sends no commit while the compaction
+commit is built on the current head and sent, for at most ``Limits.turn_seconds`` (the writer's commit
+interval); past that deadline the commit is not sent and the compaction gives up. If one of the rewritten
+files left the table meanwhile (an svcdb update or delete rewrote it), the compaction is dropped and its new
+files deleted. An append that loses the race to it retries as after any commit.
 """
 
 from __future__ import annotations
@@ -28,7 +31,6 @@ from pyiceberg.io.pyarrow import ArrowScan, _dataframe_to_data_files
 from pyiceberg.manifest import DataFile
 from pyiceberg.table import FileScanTask, Table
 from pyiceberg.table.snapshots import Operation
-from pyiceberg.table.update.snapshot import _OverwriteFiles
 
 from core.table_maintenance import (
     CompactionPlan,
@@ -41,12 +43,16 @@ from core.table_maintenance import (
 )
 from schemas.maintenance import MaintenanceAction as Action
 from sinks.iceberg import table_files
+from sinks.iceberg.commit_turns import compaction_turn
+from sinks.iceberg.compaction_commit import CompactionFiles, CompactionTransaction, Prepared
 from sinks.iceberg.snapshots import COMPACT_MARK, MAINTENANCE
 from sinks.iceberg.writer import NEXT_RECORD_ID, SNAPSHOTS_MIN_AGE
 
 log = logging.getLogger(__name__)
 
 COMMIT_ATTEMPTS = 20
+# Lost races before the compaction takes the table's turn from this process's writer.
+OPTIMISTIC_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,8 @@ class Limits:
     max_bytes: int
     retention: timedelta
     orphan_min_age: timedelta
+    # How long appends may wait while the compaction holds the table's turn: the writer's commit interval.
+    turn_seconds: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -67,6 +75,7 @@ class Report:
     orphans_removed: int = 0
     bytes_reclaimed: int = 0
     more_to_compact: bool = False
+    commit_attempts: int = 0  # of the compaction commit that landed (0: none did)
 
 
 def maintain(
@@ -112,7 +121,8 @@ def compact(
         return replace(report, files_after=files_after(len(data_files), plan), more_to_compact=plan.more)
     sources = [by_path[entry.path] for group in plan.groups for entry in group]
     written = _rewrite(table, plan, by_path)
-    if not _commit_replacement(table, sources, written):
+    attempts = _commit_replacement(table, sources, written, limits.turn_seconds)
+    if not attempts:
         table_files.delete_files(table, (table_files.file_key(f.file_path) for f in written))
         return replace(report, more_to_compact=True)
     table.refresh()
@@ -121,7 +131,7 @@ def compact(
         "table compacted",
         extra={"table": table.name()[-1], "files_in": len(sources), "files_out": len(written)},
     )
-    return replace(report, files_after=len(after), more_to_compact=plan.more)
+    return replace(report, files_after=len(after), more_to_compact=plan.more, commit_attempts=attempts)
 
 
 def _rewrite(table: Table, plan: CompactionPlan, by_path: dict[str, DataFile]) -> list[DataFile]:
@@ -139,44 +149,84 @@ def _rewrite(table: Table, plan: CompactionPlan, by_path: dict[str, DataFile]) -
     return written
 
 
-def _commit_replacement(table: Table, sources: list[DataFile], written: list[DataFile]) -> bool:
-    """One commit that removes ``sources`` and adds ``written``, rebuilt on the new head after a lost race.
-    False: nothing was committed (a source file left the table, or every attempt lost its race)."""
+def _commit_replacement(
+    table: Table, sources: list[DataFile], written: list[DataFile], turn_seconds: float
+) -> int:
+    """One commit that removes ``sources`` and adds ``written``, rebuilt on the new head after a lost race,
+    in the table's turn after ``OPTIMISTIC_ATTEMPTS`` of them. The attempts it took, 0 when nothing was
+    committed (a source file left the table, the turn ran past its deadline, or every attempt lost)."""
+    prepared = Prepared()
     for attempt in range(1, COMMIT_ATTEMPTS + 1):
-        table.refresh()
-        head = table.current_snapshot()
-        properties = {MAINTENANCE: COMPACT_MARK}
-        following = head.summary.additional_properties.get(NEXT_RECORD_ID) if head and head.summary else None
-        if following:
-            # Kept on the head, so the next append numbers its rows without scanning the files' bounds.
-            properties[NEXT_RECORD_ID] = following
-        transaction = table.transaction()
-        producer = _OverwriteFiles(
-            operation=Operation.OVERWRITE,
-            transaction=transaction,
-            io=table.io,
-            snapshot_properties=properties,
-        )
-        for data in sources:
-            producer.delete_data_file(data)
-        for data in written:
-            producer.append_data_file(data)
-        try:
-            producer.commit()
-            transaction.commit_transaction()
-            return True
-        except ValidationException:
-            log.info(
-                "compaction dropped: a file it rewrote left the table", extra={"table": table.name()[-1]}
+        if attempt <= OPTIMISTIC_ATTEMPTS:
+            outcome = _attempt(table, sources, written, prepared, deadline=None)
+        else:
+            with compaction_turn(table, wait_seconds=turn_seconds) as held:
+                # Without the turn (the writer sending a commit for that long) this counts as a lost race.
+                deadline = time.monotonic() + turn_seconds
+                outcome = _attempt(table, sources, written, prepared, deadline=deadline) if held else _LOST
+        if outcome is _COMMITTED:
+            return attempt
+        if outcome is _DROPPED:
+            break
+        if attempt == COMMIT_ATTEMPTS:
+            # Compaction yields to the writers: the next call tries again.
+            log.warning("compaction lost every race; not committed", extra={"table": table.name()[-1]})
+            break
+        time.sleep(min(0.01 * 2**attempt, 0.5) * random.uniform(0.5, 1.5))  # noqa: S311 - not security
+    # Never landed: the manifests written for it are named by no snapshot.
+    table_files.delete_files(table, (table_files.file_key(path) for path in prepared.written()))
+    return 0
+
+
+_COMMITTED = "committed"
+_DROPPED = "dropped"
+_LOST = "lost"
+
+
+def _attempt(
+    table: Table,
+    sources: list[DataFile],
+    written: list[DataFile],
+    prepared: Prepared,
+    *,
+    deadline: float | None,
+) -> str:
+    """Build the compaction commit on the current head and send it unless ``deadline`` has passed."""
+    table.refresh()
+    head = table.current_snapshot()
+    properties = {MAINTENANCE: COMPACT_MARK}
+    following = head.summary.additional_properties.get(NEXT_RECORD_ID) if head and head.summary else None
+    if following:
+        # Kept on the head, so the next append numbers its rows without scanning the files' bounds.
+        properties[NEXT_RECORD_ID] = following
+    transaction = CompactionTransaction(table)
+    producer = CompactionFiles(
+        prepared=prepared,
+        operation=Operation.OVERWRITE,
+        transaction=transaction,
+        io=table.io,
+        snapshot_properties=properties,
+    )
+    for data in sources:
+        producer.delete_data_file(data)
+    for data in written:
+        producer.append_data_file(data)
+    try:
+        producer.commit()
+        if deadline is not None and time.monotonic() > deadline:
+            # Appends have waited a whole commit interval: they go on, this compaction gives up.
+            log.warning(
+                "compaction commit not built within its turn; not committed",
+                extra={"table": table.name()[-1]},
             )
-            return False
-        except CommitFailedException:
-            if attempt == COMMIT_ATTEMPTS:
-                # Compaction yields to the writers: the next call tries again.
-                log.warning("compaction lost every race; not committed", extra={"table": table.name()[-1]})
-                return False
-            time.sleep(min(0.01 * 2**attempt, 0.5) * random.uniform(0.5, 1.5))  # noqa: S311 - not security
-    return False
+            return _DROPPED
+        transaction.commit_transaction()
+        return _COMMITTED
+    except ValidationException:
+        log.info("compaction dropped: a file it rewrote left the table", extra={"table": table.name()[-1]})
+        return _DROPPED
+    except CommitFailedException:
+        return _LOST
 
 
 def expire(table: Table, limits: Limits, report: Report, *, now: datetime, dry_run: bool) -> Report:

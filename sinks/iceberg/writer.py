@@ -35,6 +35,7 @@ from pyiceberg.types import LongType
 
 from schemas.column_types import LOAD_ID_COLUMN, RECORD_ID_COLUMN
 from sinks.iceberg.catalog import PAUSE_BEFORE_COMMIT, TABLE_PROPERTIES
+from sinks.iceberg.commit_turns import writer_turn
 from sinks.iceberg.convert import repeated, sequence
 from sinks.iceberg.exceptions import CommitConflict
 
@@ -152,7 +153,8 @@ def _expire_now_and_then(table: Table) -> None:
     if len(table.metadata.snapshots) < SNAPSHOTS_KEPT + _EXPIRE_EVERY:
         return
     try:
-        expire_snapshots(table, keep_last=SNAPSHOTS_KEPT, min_age=SNAPSHOTS_MIN_AGE)
+        with writer_turn(table):
+            expire_snapshots(table, keep_last=SNAPSHOTS_KEPT, min_age=SNAPSHOTS_MIN_AGE)
     except CommitFailedException:
         pass  # another writer moved on; the next commit tries again
     except Exception:
@@ -289,7 +291,9 @@ def _commit(table: Table, transaction: Transaction, attempt: int, max_attempts: 
     local warehouse, fsynced: `durable_io`); False after a lost race, CommitConflict after the last."""
     _pause_before_commit(table)
     try:
-        transaction.commit_transaction()
+        # Sent in the table's turn: a compaction holding it (at most one commit interval) goes first.
+        with writer_turn(table):
+            transaction.commit_transaction()
     except (CommitFailedException, ValidationException) as error:
         if attempt >= max_attempts:
             raise CommitConflict(f"commit lost {attempt} races in a row; nothing was written") from error
