@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from fastapi import APIRouter
 
@@ -22,10 +22,10 @@ from core.table_maintenance import ORDER
 from ingress.analytics_errors import analytics_error
 from ingress.deps import PoweruserCaller, Svc
 from schemas.maintenance import MaintainRequest, MaintenanceReport
-from schemas.settings import Settings
 from sinks.db import tables
 from sinks.iceberg import catalog as iceberg
-from sinks.iceberg.maintenance import Limits, maintain
+from sinks.iceberg.auto_maintenance import limits_of
+from sinks.iceberg.maintenance import maintain
 from sinks.iceberg.storage import table_storage
 
 router = APIRouter(prefix="/svc_poweruser/analytics/tables", tags=["analytics administration"])
@@ -68,17 +68,6 @@ class _Runs:
 
 
 RUNS = _Runs()
-
-
-def limits_of(settings: Settings) -> Limits:
-    return Limits(
-        target_file_bytes=settings.compact_target_file_bytes,
-        small_file_bytes=settings.compact_small_file_bytes,
-        max_files=settings.compact_max_files_per_call,
-        max_bytes=settings.compact_max_bytes_per_call,
-        retention=timedelta(days=settings.snapshot_retention_days),
-        orphan_min_age=timedelta(hours=settings.orphan_min_age_hours),
-    )
 
 
 @router.post("/maintain", response_model=MaintenanceReport, response_model_by_alias=True)
