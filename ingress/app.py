@@ -24,6 +24,7 @@ from ingress.routes import (
     intake,
     job_results,
     loads,
+    scheduled_backfill,
     scheduled_controls,
     scheduled_events,
     scheduled_preview,
@@ -152,6 +153,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(scheduled_events.router)
     app.include_router(scheduled_preview.router)
     app.include_router(scheduled_controls.router)
+    app.include_router(scheduled_backfill.router)
     app.include_router(intake.router)
     app.add_middleware(TriggerFastPath, services=lambda: app.state.services)
     app.add_middleware(errors.DatabaseOutage)  # around the fast path, which FastAPI's handlers never see

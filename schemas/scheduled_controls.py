@@ -36,10 +36,11 @@ class ActionAfterCompletion(StrEnum):
 
 
 class RunTrigger(StrEnum):
-    """Why a run exists: a fire of the schedule, or a ``/run-now``."""
+    """Why a run exists: a fire of the schedule, a ``/run-now`` or a ``/backfill``."""
 
     SCHEDULE = "SCHEDULE"
     RUN_NOW = "RUN_NOW"
+    BACKFILL = "BACKFILL"
 
 
 def _instant(value: Any) -> datetime | None:

@@ -13,8 +13,15 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from schemas.base import RequestModel, WireModel
+from schemas.examples import scheduled_catchup as field_examples
 from schemas.examples import scheduled_events as examples
-from schemas.examples import scheduled_retries as retry_examples
+from schemas.scheduled_catchup import (
+    DEFAULT_CATCHUP_WINDOW_SECONDS,
+    CatchupFields,
+    FlexibleTimeWindow,
+    FlexMode,
+    OverlapPolicy,
+)
 from schemas.scheduled_controls import ActionAfterCompletion, RunTrigger, WindowFields
 from schemas.scheduled_retries import DeadLetterConfig, RetryFields, RetryPolicy, RunAttempt
 from schemas.schedules import ScheduleSpec
@@ -39,6 +46,8 @@ class RunStatus(StrEnum):
     SUCCEEDED = "SUCCEEDED"
     FAILED = "FAILED"
     SKIPPED = "SKIPPED"
+    # A fire the scheduler passed over while it stood still (core/schedules/catchup.py): never run.
+    MISSED = "MISSED"
 
 
 class InputItem(RequestModel):
@@ -128,7 +137,7 @@ def missing_target_message(action: ActionType) -> str:
     return f"{noun[action]} ID is required for {action.value} action"
 
 
-class _EventFields(WindowFields, RetryFields):
+class _EventFields(WindowFields, RetryFields, CatchupFields):
     description: str | None = Field(None, max_length=2000)
     schedule_spec: ScheduleSpec | None = None
     cron_expression: str | None = Field(None, max_length=300)
@@ -162,7 +171,7 @@ def _check_config_matches(action: ActionType | None, present: str | None) -> Non
 
 
 class CreateEventRequest(_EventFields):
-    model_config = ConfigDict(json_schema_extra=retry_examples.CREATE_EVENT)
+    model_config = ConfigDict(json_schema_extra=field_examples.CREATE_EVENT)
     event_name: str | None = Field(None, max_length=200)
     enabled: bool = True
     action_type: ActionType
@@ -178,7 +187,7 @@ class CreateEventRequest(_EventFields):
 class UpdateEventRequest(_EventFields):
     """Every field but the id is optional; an omitted field keeps its stored value."""
 
-    model_config = ConfigDict(json_schema_extra=retry_examples.UPDATE_EVENT)
+    model_config = ConfigDict(json_schema_extra=field_examples.UPDATE_EVENT)
 
     scheduled_event_id: str = Field(min_length=1, max_length=100)
     event_name: str | None = Field(None, max_length=200)
@@ -243,6 +252,11 @@ class ScheduledEvent(WireModel):
     paused_until: str | None = None
     retry_policy: RetryPolicy = Field(default_factory=RetryPolicy)
     dead_letter_config: DeadLetterConfig = Field(default_factory=lambda: DeadLetterConfig(enabled=False))
+    catchup_window_seconds: int = DEFAULT_CATCHUP_WINDOW_SECONDS
+    overlap_policy: OverlapPolicy = OverlapPolicy.SKIP
+    flexible_time_window: FlexibleTimeWindow = Field(
+        default_factory=lambda: FlexibleTimeWindow(mode=FlexMode.OFF)
+    )
     created_at: str
     updated_at: str
     deleted_at: str | None = None

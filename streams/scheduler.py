@@ -29,7 +29,7 @@ from schemas.records import ScheduleTick, UnknownRecord, decode
 from schemas.scheduled_events import RunStatus
 from schemas.settings import Settings
 from schemas.topics import SCHEDULE_TICKS
-from sinks.db import scheduled_events, scheduled_retries, scheduled_runs
+from sinks.db import scheduled_events, scheduled_overlap, scheduled_retries, scheduled_runs
 from sinks.db.scheduled_events import Tick
 from sinks.db.scheduled_runs import RunWork
 from streams.app import raw_topic
@@ -42,8 +42,6 @@ TICK_INTERVAL_SECONDS = 0.5
 LOOKAHEAD = timedelta(seconds=2)
 # A tick never waits longer than this for its scheduled time (a clock step must not park a run).
 MAX_WAIT_SECONDS = 60.0
-# Of the fires missed while no worker ran, only the latest one within this window still runs.
-CATCH_UP_WINDOW = timedelta(hours=1)
 
 
 def now() -> datetime:
@@ -117,14 +115,22 @@ class SchedulerRuntime(HandlerRuntime):
         claim = partial(
             scheduled_events.claim_due,
             now=moment,
-            window=CATCH_UP_WINDOW,
+            # Each event's catchupWindowSeconds: of the fires missed while no worker ran, only the latest one
+            # within it still runs; the others are recorded MISSED.
+            window=None,
             limit=5000,
             horizon=moment + LOOKAHEAD,
         )
         retries = partial(
             scheduled_retries.take_due_retries, now=moment, horizon=moment + LOOKAHEAD, limit=5000
         )
-        await self.publish(await self.committer.run(claim) + await self.committer.run(retries))
+        # overlapPolicy BUFFER_ONE: a waiting fire starts once its event has nothing else in progress.
+        released = partial(scheduled_overlap.take_released, now=moment, limit=5000)
+        await self.publish(
+            await self.committer.run(claim)
+            + await self.committer.run(retries)
+            + await self.committer.run(released)
+        )
 
     async def dead_letters(self) -> None:
         await self.ready.wait()

@@ -73,17 +73,38 @@ def next_fire(
 
     ``anchor`` (aware) is when the event was created or last re-scheduled; EVERY schedules
     fire at ``anchor + k * interval`` for k >= 1.  CRON and ONCE ignore it.  ``window`` (startDate,
-    endDate, a pause) only drops fires: an EVERY grid keeps its anchor, a cron its wall clock.
+    endDate, a pause) only drops fires: an EVERY grid keeps its anchor, a cron its wall clock. Its
+    flexibleTimeWindow moves each fire later (``window.offset``); the bounds apply to the moved times.
     """
     _require_aware(after=after, anchor=anchor)
     opens = window.opens()
     if opens is not None and opens > after:
         # Strictly after the instant before ``opens``: a fire exactly at startDate or at a pause's end counts.
         after = opens - _INSTANT
-    fire = _next_fire(spec, after, anchor)
+    fire = (
+        _next_flexible(spec, after, anchor, window)
+        if window.flex_seconds
+        else _next_fire(spec, after, anchor)
+    )
     if fire is not None and window.end_date is not None and fire > window.end_date:
         return None
     return fire
+
+
+def _next_flexible(
+    spec: ScheduleSpec, after: datetime, anchor: datetime, window: FireWindow
+) -> datetime | None:
+    """The earliest moved fire strictly after ``after``. A schedule's fire up to the window before ``after``
+    may land after it, and with a window wider than the interval moved fires need not keep their order:
+    the smallest moved time is searched, over the schedule's fires from there on until one is past it."""
+    nominal = _next_fire(spec, after - timedelta(seconds=window.flex_seconds), anchor)
+    best: datetime | None = None
+    while nominal is not None and (best is None or nominal < best):
+        moved = nominal + window.offset(nominal)
+        if moved > after and (best is None or moved < best):
+            best = moved
+        nominal = _next_fire(spec, nominal, anchor)
+    return best
 
 
 def _next_fire(spec: ScheduleSpec, after: datetime, anchor: datetime) -> datetime | None:

@@ -25,6 +25,7 @@ from core.schedules.spec import (
 )
 from ingress.deps import ClientCaller, DbSession
 from ingress.errors import ApiError
+from ingress.scheduled_catchup import catchup_wire, set_catchup
 from ingress.scheduled_retries import retries_wire, run_attempts, set_retries
 from ingress.scheduled_targets import check_target
 from ingress.scheduled_window import first_fire_in_window, set_window, window_wire
@@ -129,6 +130,7 @@ def _wire(row: EventRow) -> ScheduledEvent:
         deleted_at=iso_utc(row.deleted_at),
         **window_wire(row),
         **retries_wire(row),
+        **catchup_wire(row),
         **config,
     )
 
@@ -189,6 +191,7 @@ def create_event(body: CreateEventRequest, caller: ClientCaller, session: DbSess
     )
     set_window(row, body, now)
     set_retries(row, body)
+    set_catchup(row, body)
     _reschedule(row, spec, now)
     scheduled_events.add(session, row)
     return CreatedAnswer(scheduled_event=_wire(row), event_id=row.id, schedule_arn=_arn(row))
@@ -212,6 +215,7 @@ def update_event(body: UpdateEventRequest, caller: ClientCaller, session: DbSess
         row.action_type, row.config_json = action.value, _config_json(config)
     dates_changed = set_window(row, body, now)
     set_retries(row, body)
+    flex_changed = set_catchup(row, body)
     zone = _sent_zone(body.timezone)
     if body.schedule_spec is not None or body.cron_expression is not None:
         # An expression sent without a timezone keeps the event's zone; UTC only when it has none (EVERY).
@@ -221,8 +225,9 @@ def update_event(body: UpdateEventRequest, caller: ClientCaller, session: DbSess
         # A timezone alone moves a CRON or ONCE schedule to that zone's wall clock, its expression or
         # time kept exactly (not re-read from the at(...) form, which drops a fraction of a second).
         _reschedule(row, _moved(_spec(row), zone, now), now)
-    elif dates_changed:
-        # New dates keep the grid (an EVERY anchor stays) and bound it afresh from now.
+    elif dates_changed or flex_changed:
+        # New dates or a new flexibleTimeWindow keep the grid (an EVERY anchor stays) and bound or move it
+        # afresh from now.
         row.next_fire_at = first_fire_in_window(row, _spec(row), now)
     if body.enabled is not None:
         _set_enabled(row, body.enabled, now)
@@ -255,6 +260,10 @@ def delete_event(body: EventIdRequest, caller: ClientCaller, session: DbSession)
     return DeletedAnswer(event_id=row.id, deleted_at=iso_utc(row.deleted_at) or "")
 
 
+def _trigger(manual: bool, backfill: bool) -> RunTrigger:
+    return RunTrigger.RUN_NOW if manual else RunTrigger.BACKFILL if backfill else RunTrigger.SCHEDULE
+
+
 @router.post("/runs", response_model=RunsAnswer, **_ANSWER)  # type: ignore[arg-type]
 def list_runs(body: RunsRequest, caller: ClientCaller, session: DbSession) -> RunsAnswer:
     row = _event(session, caller, body.scheduled_event_id)
@@ -269,7 +278,7 @@ def list_runs(body: RunsRequest, caller: ClientCaller, session: DbSession) -> Ru
             status=RunStatus(run.status),
             action_type=ActionType(run.action_type),
             attempt_number=run.attempt,
-            trigger=RunTrigger.RUN_NOW if run.manual else RunTrigger.SCHEDULE,
+            trigger=_trigger(run.manual, run.backfill),
             queued_at=iso_utc(run.queued_at) or "",
             started_at=iso_utc(run.started_at),
             ended_at=iso_utc(run.ended_at),

@@ -408,6 +408,12 @@ class ScheduledEvent(Base):
     max_retry_attempts: Mapped[int] = mapped_column(Integer, default=0)
     max_event_age_seconds: Mapped[int] = mapped_column(Integer, default=86400)
     dead_letter_enabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    # catchupWindowSeconds (core/schedules/catchup.py): a fire missed by more than this is recorded MISSED.
+    catchup_window_seconds: Mapped[int] = mapped_column(Integer, default=3600)
+    # overlapPolicy SKIP, ALLOW or BUFFER_ONE (sinks/db/scheduled_overlap.py).
+    overlap_policy: Mapped[str] = mapped_column(String(12), default="SKIP")
+    # flexibleTimeWindow's maximumWindowInMinutes; NULL: mode OFF (core/schedules/window.py).
+    flex_window_minutes: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class ScheduledEventRun(Base):
@@ -420,6 +426,7 @@ class ScheduledEventRun(Base):
         Index("ix_scheduled_event_runs_pending", "status", "dispatched_at"),
         Index("ix_scheduled_event_runs_retry", "retry_at"),
         Index("ix_scheduled_event_runs_dead_letter", "dead_letter_at"),
+        Index("ix_scheduled_event_runs_buffered", "buffered"),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -450,6 +457,11 @@ class ScheduledEventRun(Base):
     # Set with the FAILED state when the event's deadLetterConfig is enabled: the dead-letter record is still
     # owed from this time on (a publisher's claim moves it forward); NULL once published.
     dead_letter_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # QUEUED, held back by overlapPolicy BUFFER_ONE until nothing else of its event is in progress.
+    buffered: Mapped[bool] = mapped_column(Boolean, default=False)
+    # A /backfill run: a past fire time run on request; overlapPolicy, a pause and actionAfterCompletion leave
+    # it alone, as they leave a /run-now run.
+    backfill: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class Job(Base):

@@ -27,6 +27,7 @@ def paused_over(run: ScheduledEventRun, event: ScheduledEvent) -> bool:
     """A fire claimed ahead (never started) that a pause set since then covers: it is withdrawn, not run."""
     return (
         not run.manual
+        and not run.backfill
         and run.attempt == 1
         and event.paused_until is not None
         and run.scheduled_for < event.paused_until
@@ -34,8 +35,8 @@ def paused_over(run: ScheduledEventRun, event: ScheduledEvent) -> bool:
 
 
 def deletes_when_done(run: ScheduledEventRun, event: ScheduledEvent) -> bool:
-    """Whether this run's end may delete its event: a fire (not /run-now) of a DELETE event."""
-    return not run.manual and event.action_after_completion == DELETE
+    """Whether this run's end may delete its event: a fire (not /run-now or /backfill) of a DELETE event."""
+    return not run.manual and not run.backfill and event.action_after_completion == DELETE
 
 
 def delete_if_complete(session: Session, event_id: str, now: datetime) -> bool:

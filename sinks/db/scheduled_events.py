@@ -16,6 +16,7 @@ from functools import lru_cache
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
+from core.schedules.catchup import CatchUp, catch_up
 from core.schedules.spec import next_fire
 from core.schedules.window import NO_WINDOW, FireWindow
 from schemas.records import ScheduleTick
@@ -23,6 +24,7 @@ from schemas.scheduled_controls import ActionAfterCompletion
 from schemas.scheduled_events import RunStatus
 from schemas.schedules import CronSpec, EverySpec, OnceSpec, load_schedule_spec
 from sinks import credentials
+from sinks.db import scheduled_missed
 from sinks.db.models import ScheduledEvent, ScheduledEventRun
 
 QUEUED = RunStatus.QUEUED.value
@@ -56,10 +58,17 @@ def first_fire(spec_json: str, anchor: datetime, now: datetime) -> datetime | No
 
 
 def fire_window(event: ScheduledEvent) -> FireWindow:
-    """The event's startDate, endDate and pause, as the next-fire function takes them."""
-    if event.start_date is None and event.end_date is None and event.paused_until is None:
+    """The event's startDate, endDate, pause and flexibleTimeWindow, as the next-fire function takes them."""
+    flex = (event.flex_window_minutes or 0) * 60
+    if event.start_date is None and event.end_date is None and event.paused_until is None and not flex:
         return NO_WINDOW
-    return FireWindow(start_date=event.start_date, end_date=event.end_date, paused_until=event.paused_until)
+    return FireWindow(
+        start_date=event.start_date,
+        end_date=event.end_date,
+        paused_until=event.paused_until,
+        flex_seconds=flex,
+        flex_key=event.id,
+    )
 
 
 def add(session: Session, event: ScheduledEvent) -> ScheduledEvent:
@@ -107,33 +116,34 @@ def _parsed_spec(spec_json: str) -> Spec:
     return load_schedule_spec(json.loads(spec_json))
 
 
-def _fire_to_run(
-    event: ScheduledEvent, due: datetime, now: datetime, window: timedelta, horizon: datetime
-) -> tuple[datetime | None, datetime | None]:
-    """(the fire to claim or None, the next fire after it). Of the fires missed while nothing ran, only
-    the latest one inside the catch-up window runs: a restart never replays a burst. A fire up to
-    ``horizon`` (a little after now) is claimed ahead, so its tick waits at the executor, not in a queue.
-    Every time comes from the next-fire function within the event's window (startDate, endDate, a pause)."""
-    spec = _parsed_spec(event.spec_json)
-    anchor, bounds = event.anchor_at, fire_window(event)
-    start = max(due, now - window)
-    fire: datetime | None = (
-        due
-        if due >= start and bounds.admits(due)
-        else next_fire(spec, start - timedelta(microseconds=1), anchor=anchor, window=bounds)
+def _catch_up(
+    event: ScheduledEvent, due: datetime, now: datetime, window: timedelta | None, horizon: datetime
+) -> CatchUp:
+    """The fire to claim, the next one after it and the fires missed on the way (core/schedules/catchup.py),
+    every time from the next-fire function within the event's window (startDate, endDate, a pause). A fire
+    up to ``horizon`` (a little after now) is claimed ahead, so its tick waits at the executor."""
+    return catch_up(
+        _parsed_spec(event.spec_json),
+        anchor=event.anchor_at,
+        bounds=fire_window(event),
+        due=due,
+        now=now,
+        window=window if window is not None else timedelta(seconds=event.catchup_window_seconds),
+        horizon=horizon,
     )
-    if fire is None or fire > horizon:
-        return None, fire
-    while (following := next_fire(spec, fire, anchor=anchor, window=bounds)) is not None and following <= now:
-        fire = following
-    return fire, following
 
 
 def claim_due(
-    session: Session, now: datetime, window: timedelta, limit: int, horizon: datetime | None = None
+    session: Session,
+    now: datetime,
+    window: timedelta | None,
+    limit: int,
+    horizon: datetime | None = None,
 ) -> list[Tick]:
     """Turn every fire of enabled, live events due by ``horizon`` (default: now) into a QUEUED run row and
-    advance the event; at most one fire per event per call. An event with actionAfterCompletion DELETE that
+    advance the event; at most one fire per event per call. The fires passed over on the way are written as
+    MISSED runs (sinks/db/scheduled_missed.py). ``window``: the catch-up window of every event, instead of
+    each event's own ``catchupWindowSeconds`` (None). An event with actionAfterCompletion DELETE that
     is left with no fire and none to run now is deleted here (with one to run, its run's end deletes it)."""
     horizon = max(now, horizon or now)
     events = list(
@@ -152,11 +162,13 @@ def claim_due(
         )
     )
     claimed: list[tuple[ScheduledEvent, datetime]] = []
+    caught: list[tuple[ScheduledEvent, CatchUp]] = []
     for event in events:
         due = event.next_fire_at
         if due is None:
             continue
-        fire, following = _fire_to_run(event, due, now, window, horizon)
+        up = _catch_up(event, due, now, window, horizon)
+        fire, following = up.fire, up.following
         ended = (
             {"deleted_at": now, "updated_at": now}
             if fire is None and following is None and event.action_after_completion == DELETE
@@ -170,8 +182,12 @@ def claim_due(
             # Not "evaluate": it would visit every object in the session per statement (quadratic).
             .execution_options(synchronize_session=False)
         )
-        if advanced.rowcount == 1 and fire is not None:  # type: ignore[attr-defined]
+        if advanced.rowcount != 1:  # type: ignore[attr-defined]
+            continue
+        caught.append((event, up))
+        if fire is not None:
             claimed.append((event, fire))
+    scheduled_missed.record_missed(session, caught, now)
     if not claimed:
         return []
     taken = {

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from core import leases
 from core.schedules.retries import attempts_cap
 from schemas.scheduled_events import ActionType, RunStatus
-from sinks.db import scheduled_controls, scheduled_retries
+from sinks.db import scheduled_controls, scheduled_overlap, scheduled_retries
 from sinks.db.models import HandlerResource, ScheduledEvent, ScheduledEventRun
 from sinks.db.scheduled_events import Tick
 
@@ -76,7 +76,8 @@ def claim_runs(
     """QUEUED → RUNNING for every run of ``run_ids`` still QUEUED, in one statement, with its lease; the
     others were already taken. A run of an event disabled or deleted since its tick is SKIPPED here, so that
     such an event never acts (a /run-now run of a disabled event still acts: it was asked for). A fire a
-    pause covers (claimed ahead before the pause came) is withdrawn: a paused fire is no run at all."""
+    pause covers (claimed ahead before the pause came) is withdrawn: a paused fire is no run at all. A fire
+    while an earlier run of its event is in progress follows the event's overlapPolicy (scheduled_overlap)."""
     if not run_ids:
         return []
     moved = list(
@@ -112,6 +113,7 @@ def claim_runs(
             run.error_message = f"The event was {state} before this run started"
             continue
         ready.append((run, event, json.loads(event.config_json)))
+    ready = scheduled_overlap.hold_back(session, ready, now)
     wanted = {handler_id(event.action_type, config) for _, event, config in ready} - {None}
     handlers = {
         (h.company_id, h.id): h
