@@ -44,6 +44,7 @@ from schemas.jobs import (
 )
 from schemas.maintenance import MaintainRequest
 from schemas.replay import ReplayRequest
+from schemas.scheduled_backfill import BackfillRequest
 from schemas.schedules import load_schedule_spec
 from schemas.settings import Settings
 from schemas.tables import (
@@ -115,6 +116,7 @@ OTHER_OPERATIONS: dict[str, type[BaseModel]] = {
     f"{EVENTS}/preview": scheduled_preview.SchedulePreviewRequest,
     f"{EVENTS}/pause": scheduled_controls.PauseRequest,
     f"{EVENTS}/run-now": scheduled_controls.RunNowRequest,
+    f"{EVENTS}/backfill": BackfillRequest,
     f"{TABLES}/add-column": AddColumnRequest,
     f"{TABLES}/update-semantics": UpdateSemanticsRequest,
     f"{TABLES}/drop": TableIdRequest,
