@@ -245,11 +245,11 @@ def phase_of(
     return Phase(name, step, max(latencies, default=0.0), shares)
 
 
-def wait_first_trigger(url: str, before: float, timeout: float = 60) -> float:
+def wait_first_trigger(metrics_url: str, before: float, timeout: float = 60) -> float:
     """The wall time the generator's first request reached the ingress (its trigger count moved)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if trigger_histogram(url).get("count", 0.0) > before:
+        if trigger_histogram(metrics_url).get("count", 0.0) > before:
             return time.time()
         time.sleep(0.05)
     raise RuntimeError(f"the load generator sent nothing within {timeout:.0f} s")
@@ -300,10 +300,10 @@ def measure(args: argparse.Namespace, tmp: Path) -> Outcome:
             except BaseException as exc:
                 failures.append(exc)
 
-        count_before = trigger_histogram(stack.url).get("count", 0.0)
+        count_before = trigger_histogram(stack.metrics_url).get("count", 0.0)
         victim = threading.Thread(target=drive, name="victim", daemon=True)
         victim.start()
-        first = wait_first_trigger(stack.url, count_before)
+        first = wait_first_trigger(stack.metrics_url, count_before)
         alone_at = first + args.warmup
         attack_at = alone_at + args.seconds
         attack_end = attack_at + args.seconds
