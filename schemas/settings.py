@@ -203,7 +203,7 @@ class Settings(BaseSettings):
     sandbox_workers: int = Field(6, ge=1, le=64)
     sandbox_workers_per_company: int = Field(2, ge=1, le=64)
     sandbox_queue_ms: int = Field(250, ge=0, le=10_000)
-    sandbox_niceness: int = Field(10, ge=0, le=19)
+    sandbox_niceness: int = Field(19, ge=0, le=19)
     # Per-company CPU allowance in the sandbox: the share of the machine's cores one company's sandboxed work
     # may use on average (0 turns it off), and the CPU it may spend at once before the share applies.
     sandbox_company_cpu_share: float = Field(0.1, ge=0.0, le=64.0)
