@@ -47,6 +47,11 @@ test-integration: install-dev ## the tests with a real broker, DB, warehouse and
 test-pg: install-dev ## the integration and e2e tiers again, on a real PostgreSQL 18 (a database per test)
 	SVC_TEST_DATABASE=postgresql $(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup tests/integration tests/e2e $(PYTEST_ARGS)
 
+test-cpu: install-dev ## the whole suite, then the CPU each test module cost (its processes included), most first
+	rm -rf .svc/test-cpu
+	SVC_TEST_CPU_REPORT=.svc/test-cpu $(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(BIN)/python -m tests.fixtures.cpu_report .svc/test-cpu 40
+
 coverage: install-dev ## the whole suite with line coverage of the service's packages
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup --cov=svc --cov=schemas --cov=core --cov=ingress \
 		--cov=streams --cov=sinks --cov-report=term:skip-covered $(PYTEST_ARGS)
@@ -68,4 +73,4 @@ ci: lint test ## what CI runs (.ci/run)
 clean: ## remove the virtualenv, caches and the local data dir
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .svc
 
-.PHONY: help install install-dev run test test-unit test-integration coverage openapi lint bench ci clean
+.PHONY: help install install-dev run test test-unit test-integration test-cpu coverage openapi lint bench ci clean

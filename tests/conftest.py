@@ -21,6 +21,7 @@ pytest_plugins = [
     "tests.fixtures.worker",
     "tests.fixtures.tables",
     "tests.fixtures.up",
+    "tests.fixtures.cpu_report",
 ]
 
 

@@ -8,6 +8,11 @@ from typing import Any
 
 import pytest
 
+# croniter asks `file` about the interpreter when it is first imported (platform.architecture): a library's
+# import, not a test's process. Imported here, before the guard below, so a test that happens to import it
+# first (through faust or mode) is not refused.
+import croniter  # noqa: F401  # isort: skip
+
 
 class SubprocessInUnitTest(AssertionError):
     pass

@@ -62,3 +62,23 @@ def test_apply_installs_the_replacements_and_is_idempotent(monkeypatch: pytest.M
     patches.apply(ALL_PATCHES)
     for patch in ALL_PATCHES:
         assert getattr(patch.target(), patch.attribute) == patch.replacement()
+
+
+def test_skipping_venusian_is_sound_because_the_app_never_autodiscovers(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import faust.utils.venusian as faust_venusian
+
+    from schemas.settings import Settings
+    from streams.app import create_app
+
+    (patch,) = [patch for patch in ALL_PATCHES if patch.name == "faust-decorators-skip-venusian"]
+    monkeypatch.setattr(faust_venusian, "attach", faust_venusian.attach)
+    patches.apply((patch,))
+    app = create_app(Settings(kafka_bootstrap="127.0.0.1:9", data_dir=tmp_path))
+    assert app.conf.autodiscover is False
+
+    async def tick() -> None: ...
+
+    app.timer(interval=1.0)(tick)
+    assert not hasattr(tick, "__venusian_callbacks__")

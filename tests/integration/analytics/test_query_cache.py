@@ -16,6 +16,7 @@ from schemas.jobs import JobKind, JobState
 from schemas.settings import Settings
 from sinks.db import jobs
 from sinks.db.models import Job
+from tests.fixtures import module_stack
 from tests.fixtures.stack import make_settings
 from tests.fixtures.tables import Tables
 from tests.fixtures.worker import Worker
@@ -30,10 +31,14 @@ ALL = "SELECT sale_id, customer, note FROM sales ORDER BY sale_id"
 SLOW = "SELECT count(*) AS n FROM " + ", ".join(f"sales s{i}" for i in range(20))  # noqa: S608
 
 
-@pytest.fixture
-def kafka_settings(tmp_path: Path, kafka_bootstrap: str) -> Settings:
+# The module's one stack (tests/fixtures/module_stack.py); each test has its own companies and table.
+stack_dir, ingress_db, ingress, worker = module_stack.FIXTURES
+
+
+@pytest.fixture(scope="module")
+def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
     return make_settings(
-        tmp_path / "data", kafka_bootstrap=kafka_bootstrap, query_timeout_seconds=3, query_max_concurrent=1
+        stack_dir / "data", kafka_bootstrap=kafka_bootstrap, query_timeout_seconds=3, query_max_concurrent=1
     )
 
 

@@ -6,13 +6,16 @@ from __future__ import annotations
 import csv
 import io
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pyarrow.parquet as pq
 import pytest
 
-from tests.fixtures.stack import Ingress
+from schemas.settings import Settings
+from tests.fixtures import module_stack
+from tests.fixtures.stack import Ingress, make_settings
 from tests.fixtures.tables import ORDER_ROWS, Tables
 from tests.fixtures.worker import Worker
 
@@ -21,6 +24,15 @@ pytestmark = pytest.mark.integration
 ROWS = ORDER_ROWS
 # Long enough to still be running when it is cancelled: a cross product of 4^20 rows.
 SLOW = "SELECT count(*) AS n FROM " + ", ".join(f"orders o{i}" for i in range(20))  # noqa: S608
+
+
+# The module's one stack (tests/fixtures/module_stack.py); each test has its own companies and table.
+stack_dir, ingress_db, ingress, worker = module_stack.FIXTURES
+
+
+@pytest.fixture(scope="module")
+def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
+    return make_settings(stack_dir / "data", kafka_bootstrap=kafka_bootstrap)
 
 
 @pytest.fixture
