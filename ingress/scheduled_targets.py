@@ -9,13 +9,8 @@ from core.versions import LATEST_PUBLISHED, VersionNotResolved, resolve
 from ingress.errors import ApiError
 from schemas.admin import Principal
 from schemas.enums import AccessLevel
-from schemas.scheduled_events import (
-    FOREIGN_TARGET,
-    ActionConfig,
-    ActionType,
-    missing_target_message,
-    target_id,
-)
+from schemas.scheduled_actions import ActionConfig, ActionType, missing_target_message, target_id
+from schemas.scheduled_events import FOREIGN_TARGET
 from sinks.db import resources, tables
 
 __all__ = ["USE_LEVEL", "check_target"]

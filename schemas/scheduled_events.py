@@ -1,20 +1,27 @@
 """Wire models of the scheduled-events client API (``{base_url}/clients/scheduled-events/...``).
 
-The required target ids (agentId, toolId, targetTableId) are optional here on purpose: the spec gives a
-verbatim message for a missing one ("Tool ID is required for INVOKE_TOOL action"), which the route
-raises through :func:`missing_target_message` instead of pydantic's generic "field required".
+An event's action (``actionType`` and its config) is in schemas/scheduled_actions.py.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ConfigDict, Field, model_validator
 
 from schemas.base import RequestModel, WireModel
 from schemas.examples import scheduled_catchup as field_examples
 from schemas.examples import scheduled_events as examples
+from schemas.scheduled_actions import (
+    CONFIG_FIELD,
+    WIRE_FIELD,
+    ActionConfig,
+    ActionType,
+    AgentConfig,
+    SvcDbConfig,
+    ToolConfig,
+)
 from schemas.scheduled_catchup import (
     DEFAULT_CATCHUP_WINDOW_SECONDS,
     CatchupFields,
@@ -25,19 +32,11 @@ from schemas.scheduled_catchup import (
 from schemas.scheduled_controls import ActionAfterCompletion, RunTrigger, WindowFields
 from schemas.scheduled_retries import DeadLetterConfig, RetryFields, RetryPolicy, RunAttempt
 from schemas.schedules import ScheduleSpec
-from schemas.versions import VersionSelector
-from schemas.webhooks import TypedValue, WhereGroup
 
 EVENT_NAME_REQUIRED = "Event name is required"
 NOT_FOUND = "Scheduled event not found"
 FOREIGN_TARGET = "Target resource does not belong to your company"
 MAX_RUNS_PAGE = 100
-
-
-class ActionType(StrEnum):
-    INVOKE_AGENT = "INVOKE_AGENT"
-    INVOKE_TOOL = "INVOKE_TOOL"
-    UPDATE_SVCDB = "UPDATE_SVCDB"
 
 
 class RunStatus(StrEnum):
@@ -48,93 +47,6 @@ class RunStatus(StrEnum):
     SKIPPED = "SKIPPED"
     # A fire the scheduler passed over while it stood still (core/schedules/catchup.py): never run.
     MISSED = "MISSED"
-
-
-class InputItem(RequestModel):
-    input_type: str = Field(min_length=1, max_length=50)
-    content: Any
-
-
-class AgentExecutionRequest(RequestModel):
-    agent_id: str | None = Field(None, max_length=100)
-    input: list[InputItem] = Field(min_length=1, max_length=100)
-    environment_variables: dict[str, str] | None = None
-
-
-class AgentConfig(RequestModel):
-    agent_execution_request: AgentExecutionRequest | None = None
-    continue_on_error: bool = False
-    description: str | None = Field(None, max_length=2000)
-    # Which version of the agent runs (spec "Versioning"); absent: the latest PUBLISHED version.
-    version: VersionSelector | None = None
-
-
-class ToolExecutionRequest(RequestModel):
-    tool_id: str | None = Field(None, max_length=100)
-    variables: dict[str, str] | None = None
-    environment_variables: dict[str, str] | None = None
-
-
-class ToolConfig(RequestModel):
-    tool_execution_request: ToolExecutionRequest | None = None
-    continue_on_error: bool = False
-    description: str | None = Field(None, max_length=2000)
-    # Which version of the tool runs (spec "Versioning"); absent: the latest PUBLISHED version.
-    version: VersionSelector | None = None
-
-
-class SvcDbConfig(RequestModel):
-    operation: Literal["INSERT", "UPDATE"]
-    target_table_id: str | None = Field(None, max_length=100)
-    values: dict[str, TypedValue] = Field(min_length=1)
-    record_id: int | None = None
-    where_groups: list[WhereGroup] | None = Field(None, min_length=1, max_length=20)
-    groups_logical_operator: Literal["AND", "OR"] | None = None
-    skip_if_target_table_missing: bool = False
-    description: str | None = Field(None, max_length=2000)
-
-    @model_validator(mode="after")
-    def _target_rules(self) -> SvcDbConfig:
-        if self.record_id is not None and self.where_groups is not None:
-            raise ValueError("recordId and whereGroups are mutually exclusive")
-        if self.groups_logical_operator is not None and self.where_groups is None:
-            raise ValueError("groupsLogicalOperator is only allowed with whereGroups")
-        targeted = self.record_id is not None or self.where_groups is not None
-        if self.operation == "UPDATE" and not targeted:
-            raise ValueError("UPDATE needs recordId or whereGroups")
-        if self.operation == "INSERT" and targeted:
-            raise ValueError("INSERT takes neither recordId nor whereGroups")
-        return self
-
-
-ActionConfig = AgentConfig | ToolConfig | SvcDbConfig
-
-CONFIG_FIELD: dict[ActionType, str] = {
-    ActionType.INVOKE_AGENT: "agent_config",
-    ActionType.INVOKE_TOOL: "tool_config",
-    ActionType.UPDATE_SVCDB: "svc_db_config",
-}
-_WIRE_FIELD = {"agent_config": "agentConfig", "tool_config": "toolConfig", "svc_db_config": "svcDbConfig"}
-
-
-def target_id(action: ActionType, config: ActionConfig | None) -> str | None:
-    """The agent, tool or table the action runs against, if the config names one."""
-    if isinstance(config, AgentConfig) and config.agent_execution_request is not None:
-        return config.agent_execution_request.agent_id or None
-    if isinstance(config, ToolConfig) and config.tool_execution_request is not None:
-        return config.tool_execution_request.tool_id or None
-    if isinstance(config, SvcDbConfig):
-        return config.target_table_id or None
-    return None
-
-
-def missing_target_message(action: ActionType) -> str:
-    noun = {
-        ActionType.INVOKE_AGENT: "Agent",
-        ActionType.INVOKE_TOOL: "Tool",
-        ActionType.UPDATE_SVCDB: "Table",
-    }
-    return f"{noun[action]} ID is required for {action.value} action"
 
 
 class _EventFields(WindowFields, RetryFields, CatchupFields):
@@ -167,7 +79,7 @@ class _EventFields(WindowFields, RetryFields, CatchupFields):
 
 def _check_config_matches(action: ActionType | None, present: str | None) -> None:
     if action is not None and present is not None and CONFIG_FIELD[action] != present:
-        raise ValueError(f"{_WIRE_FIELD[present]} does not match actionType {action.value}")
+        raise ValueError(f"{WIRE_FIELD[present]} does not match actionType {action.value}")
 
 
 class CreateEventRequest(_EventFields):
@@ -199,7 +111,7 @@ class UpdateEventRequest(_EventFields):
         if self.action_type is not None and self.config_field() is None:
             raise ValueError(
                 f"actionType {self.action_type.value} needs its config: "
-                f"{_WIRE_FIELD[CONFIG_FIELD[self.action_type]]}"
+                f"{WIRE_FIELD[CONFIG_FIELD[self.action_type]]}"
             )
         _check_config_matches(self.action_type, self.config_field())
         return self

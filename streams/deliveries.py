@@ -2,11 +2,12 @@
 retries in the DB, and sweep for due retries and lost work.
 
 A stream event is kept short (Faust's rebalance waits for it): the batch is claimed durably (QUEUED →
-PROCESSING, compare-and-set) and the handler calls go to a bounded pool of tasks, so a slow handler never
-holds a partition. The worker renews the lease of every attempt it acts on (``renew_leases``, one statement
-a round); a worker that dies leaves PROCESSING entries whose leases run out, and the reconciler, on whichever
-worker leads, fails those attempts and queues the next. An attempt that merely runs long keeps its lease up
-to its cap (core/leases.py), so it is never run twice because it was slow.
+PROCESSING, compare-and-set) and the handler calls (streams/delivery_handlers.py) go to a bounded pool of
+tasks, so a slow handler never holds a partition. The worker renews the lease of every attempt it acts on
+(``renew_leases``, one statement a round); a worker that dies leaves PROCESSING entries whose leases run
+out, and the reconciler, on whichever worker leads, fails those attempts and queues the next. An attempt
+that merely runs long keeps its lease up to its cap (core/leases.py), so it is never run twice because it
+was slow.
 
 While the metadata database is unreachable the agent and the timers wait for it (``streams/runtime.py``):
 the claim, the handler lookup and the outcome are tried again until the database answers, so an attempt is
@@ -31,14 +32,15 @@ from schemas.deliveries import DeliveryResult, DeliveryTask, HandlerOutcome
 from schemas.records import UnknownRecord, decode
 from schemas.settings import Settings
 from schemas.topics import WEBHOOK_DELIVERIES
-from sinks.db import dedup, deliveries
+from sinks.db import dedup, delivery_attempts, delivery_sweeps
 from sinks.db.availability import describe, unreachable
-from sinks.db.deliveries import Attempt, Finish
+from sinks.db.delivery_attempts import Attempt, Finish
 from sinks.db.group_commit import Gathered
 from sinks.telemetry import Spans, now_ns
 from streams.app import raw_topic
+from streams.delivery_handlers import call_handler, handler_timeout, retry_at
 from streams.delivery_spans import attempt_spans
-from streams.runtime import HandlerRuntime, HandlerUnavailable, survive_outage
+from streams.runtime import HandlerRuntime, survive_outage
 
 log = logging.getLogger(__name__)
 LOST_WORKER = "The worker running this attempt stopped before it finished"
@@ -54,21 +56,6 @@ def parse_task(raw: bytes) -> DeliveryTask | None:
     except UnknownRecord as exc:
         log.warning("skipping a delivery record", extra={"reason": str(exc)})
         return None
-
-
-def handler_timeout(config: dict[str, Any]) -> float:
-    """The webhook's timeoutSeconds, as the handler call uses it."""
-    return float((config.get("executionSettings") or {}).get("timeoutSeconds", 300))
-
-
-def retry_at(
-    config: dict[str, Any], attempt_number: int, ended_at: datetime, outcome: HandlerOutcome
-) -> datetime | None:
-    """When the next attempt may run, or None when this was the last one (or the failure is permanent)."""
-    settings = config.get("executionSettings") or {}
-    if outcome.ok or not outcome.retryable or attempt_number > int(settings.get("maxRetries", 3)):
-        return None
-    return ended_at + timedelta(seconds=int(settings.get("retryDelaySeconds", 5)))
 
 
 class DeliveryRuntime(HandlerRuntime):
@@ -106,7 +93,7 @@ class DeliveryRuntime(HandlerRuntime):
             try:
                 # Waits out an unreachable database (the committer runs the claim again).
                 attempts = await self.committer.run(
-                    partial(deliveries.claim, tasks=chunk, now=moment, lease_until=moment + self.lease)
+                    partial(delivery_attempts.claim, tasks=chunk, now=moment, lease_until=moment + self.lease)
                 )
             except Exception as exc:
                 for _ in chunk:
@@ -155,7 +142,7 @@ class DeliveryRuntime(HandlerRuntime):
                 attempt_number=task.attempt_number,
                 webhook_id=task.webhook_id,
             )
-            outcome = await self._call(task, execution, request, config, span)
+            outcome = await call_handler(self, task, execution, request, config, span)
         ended = now()
         if span is not None and ingress is not None and self.spans.enabled:
             attempt_spans(self.spans, attempt, ingress, span, called_ns, outcome, execution or {})
@@ -170,57 +157,10 @@ class DeliveryRuntime(HandlerRuntime):
             started_at=attempt.started_at,
         )
         # Gathered: the outcomes that share a group commit are written with one read and one executemany.
-        await self.committer.run(Gathered(deliveries.finish_all, result))
+        await self.committer.run(Gathered(delivery_attempts.finish_all, result))
         await self.publish_result(
             task, outcome, execution or {}, attempt.started_at, ended, result.retry_at is not None, span
         )
-
-    async def _call(
-        self,
-        task: DeliveryTask,
-        execution: dict[str, Any],
-        request: dict[str, Any],
-        config: dict[str, Any],
-        span: TraceContext | None = None,
-    ) -> HandlerOutcome:
-        kind = execution.get("resourceType")
-        if kind == "SVCDB":
-            return await self._svcdb(task, request.get("svcDbConfig") or {}, config)
-        resource_id = str(execution.get("resourceId"))
-        try:
-            version = await self.handler_version(
-                task.company_id,
-                resource_id,
-                str(kind),
-                execution.get("version"),
-                f"Handler {kind} {resource_id}",
-            )
-        except HandlerUnavailable as exc:
-            return HandlerOutcome(ok=False, error=str(exc), retryable=False)
-        # Resolved for every attempt: a config without a versionNumber follows what is published now. The
-        # request (and so the history's copy of it) says which version ran.
-        request["version"] = version.resolved().model_dump(mode="json", by_alias=True)
-        traceparent = None if span is None else span.traceparent
-        return await self.invoker.invoke(version.endpoint, request, handler_timeout(config), traceparent)
-
-    async def _svcdb(
-        self, task: DeliveryTask, operation: dict[str, Any], config: dict[str, Any]
-    ) -> HandlerOutcome:
-        table_id = str(operation.get("targetTableId"))
-        timeout = handler_timeout(config)
-        # Safe to repeat: the execution id is the write's idempotency key.
-        run = partial(
-            self.svcdb.run,
-            company_id=task.company_id,
-            table_id=table_id,
-            write_id=task.execution_id,
-            operation=operation,
-            limit_seconds=timeout,
-        )
-        outcome = await self.until_db(run, "svcdb operation")
-        if outcome is None:
-            return HandlerOutcome(ok=False, error=f"Target table {table_id} not found", retryable=False)
-        return outcome
 
     async def publish_result(
         self,
@@ -250,7 +190,7 @@ class DeliveryRuntime(HandlerRuntime):
 
     async def dispatch_due(self) -> None:
         await self.ready.wait()
-        due = await self.committer.run(lambda session: deliveries.take_due(session, now(), 500))
+        due = await self.committer.run(lambda session: delivery_sweeps.take_due(session, now(), 500))
         await self.dispatch(due)
 
     async def reconcile(self) -> None:
@@ -258,7 +198,7 @@ class DeliveryRuntime(HandlerRuntime):
         settings = self.settings
         moment = now()
         lost = await self.committer.run(
-            lambda session: deliveries.take_lost(
+            lambda session: delivery_sweeps.take_lost(
                 session, moment, timedelta(seconds=settings.queued_grace_seconds), 500
             )
         )
@@ -271,7 +211,7 @@ class DeliveryRuntime(HandlerRuntime):
         judged = moment - timedelta(seconds=self.outages.lag())
         acting = frozenset(self.acting.renewable(moment))
         abandoned = await self.committer.run(
-            lambda session: deliveries.abandoned(session, judged, grace, 500, acting)
+            lambda session: delivery_sweeps.abandoned(session, judged, grace, 500, acting)
         )
         for task, max_retries in abandoned:
             retry = moment if task.attempt_number <= max_retries else None
@@ -284,7 +224,7 @@ class DeliveryRuntime(HandlerRuntime):
                 ended_at=moment,
                 retry_at=retry,
             )
-            await self.committer.run(partial(deliveries.finish, result=result))
+            await self.committer.run(partial(delivery_attempts.finish, result=result))
         if abandoned:
             log.warning("failed attempts whose worker stopped", extra={"count": len(abandoned)})
         # Trigger deduplication keys past their window (lookups already ignore them), in bounded batches.
@@ -303,7 +243,7 @@ class DeliveryRuntime(HandlerRuntime):
         held = self.acting.renewable(moment)
         if held:
             await self.committer.run(
-                partial(deliveries.renew_leases, entry_ids=held, until=moment + self.lease)
+                partial(delivery_sweeps.renew_leases, entry_ids=held, until=moment + self.lease)
             )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from core.tracing import TraceContext
 from schemas.deliveries import HandlerOutcome
-from sinks.db.deliveries import Attempt
+from sinks.db.delivery_attempts import Attempt
 from sinks.telemetry import Spans, now_ns
 
 

@@ -3,11 +3,12 @@
 The leader's timer claims fires due within the next ``LOOKAHEAD`` in the DB (one run row per (event,
 scheduled time), unique) and sends a small tick record per run to ``schedule.ticks``; the agent on that
 topic waits until the run's scheduled time, claims it (QUEUED → RUNNING, compare-and-set) and runs the
-action. Claiming ahead keeps the DB work and the trip through Kafka out of the lateness. A tick lost with
-its worker leaves the run QUEUED or RUNNING; the reconciler hands it out again, and the claim keeps a
-redelivered tick from running anything twice. A RUNNING run's lease is renewed by the worker acting on it
-(every worker renews its own, ``renew_leases``), so the reconciler, on whichever worker leads, re-runs only
-a run whose worker stopped renewing: one that died, or held the run past its cap (core/leases.py).
+action (streams/scheduler_actions.py). Claiming ahead keeps the DB work and the trip through Kafka out of
+the lateness. A tick lost with its worker leaves the run QUEUED or RUNNING; the reconciler hands it out
+again, and the claim keeps a redelivered tick from running anything twice. A RUNNING run's lease is
+renewed by the worker acting on it (every worker renews its own, ``renew_leases``), so the reconciler, on
+whichever worker leads, re-runs only a run whose worker stopped renewing: one that died, or held the run
+past its cap (core/leases.py).
 """
 
 from __future__ import annotations
@@ -29,11 +30,12 @@ from schemas.records import ScheduleTick, UnknownRecord, decode
 from schemas.scheduled_events import RunStatus
 from schemas.settings import Settings
 from schemas.topics import SCHEDULE_TICKS
-from sinks.db import scheduled_events, scheduled_overlap, scheduled_retries, scheduled_runs
+from sinks.db import scheduled_events, scheduled_overlap, scheduled_retries, scheduled_runs, scheduled_sweeps
 from sinks.db.scheduled_events import Tick
 from sinks.db.scheduled_runs import RunWork
 from streams.app import raw_topic
-from streams.runtime import HandlerRuntime, HandlerUnavailable, survive_outage
+from streams.runtime import HandlerRuntime, survive_outage
+from streams.scheduler_actions import act
 from streams.scheduler_dead_letters import publish_dead_letters
 
 log = logging.getLogger(__name__)
@@ -61,32 +63,6 @@ def parse_tick(raw: bytes) -> TickRef | None:
         log.warning("skipping a tick record", extra={"reason": str(exc)})
         return None
     return TickRef(tick.run_id, tick.scheduled_for)
-
-
-def handler_request(work: RunWork) -> dict[str, Any]:
-    """The body sent to the tool or agent. ``executionId``/``idempotencyKey`` are the run id, the same for
-    every attempt, so a handler can tell a retried run from a new one."""
-    common: dict[str, Any] = {
-        "eventId": work.event_id,
-        "runId": work.run_id,
-        "scheduledFor": work.scheduled_for.isoformat(),
-        "executionId": work.run_id,
-        "idempotencyKey": work.run_id,
-        "attemptNumber": work.attempt,
-    }
-    if work.action_type == "INVOKE_TOOL":
-        request = work.config.get("toolExecutionRequest") or {}
-        return common | {
-            "toolId": request.get("toolId"),
-            "variables": request.get("variables") or {},
-            "environmentVariables": request.get("environmentVariables") or {},
-        }
-    request = work.config.get("agentExecutionRequest") or {}
-    return common | {
-        "agentId": request.get("agentId"),
-        "input": request.get("input") or [],
-        "environmentVariables": request.get("environmentVariables") or {},
-    }
 
 
 class SchedulerRuntime(HandlerRuntime):
@@ -141,7 +117,7 @@ class SchedulerRuntime(HandlerRuntime):
         moment, settings = now(), self.settings
         queued_grace = timedelta(seconds=settings.queued_grace_seconds)
         lost = await self.committer.run(
-            partial(scheduled_runs.take_lost, now=moment, grace=queued_grace, limit=500)
+            partial(scheduled_sweeps.take_lost, now=moment, grace=queued_grace, limit=500)
         )
         running_grace = timedelta(
             seconds=self.settings.scheduler_action_timeout_seconds + settings.processing_grace_seconds
@@ -151,7 +127,7 @@ class SchedulerRuntime(HandlerRuntime):
         judged = moment - timedelta(seconds=self.outages.lag())
         abandoned = await self.committer.run(
             partial(
-                scheduled_runs.take_abandoned,
+                scheduled_sweeps.take_abandoned,
                 now=judged,
                 grace=running_grace,
                 limit=500,
@@ -174,7 +150,7 @@ class SchedulerRuntime(HandlerRuntime):
         held = self.acting.renewable(moment)
         if held:
             await self.committer.run(
-                partial(scheduled_runs.renew_leases, held=held, until=moment + self.lease)
+                partial(scheduled_sweeps.renew_leases, held=held, until=moment + self.lease)
             )
 
     async def start_runs(self, ticks: list[TickRef]) -> None:
@@ -239,7 +215,7 @@ class SchedulerRuntime(HandlerRuntime):
         try:
             if self.settings.scheduler_pause_before_action_seconds:
                 await asyncio.sleep(self.settings.scheduler_pause_before_action_seconds)
-            status, outcome = await self._act(work)
+            status, outcome = await act(self, work)
         except Exception as exc:
             log.exception("scheduled run crashed", extra={"run_id": work.run_id})
             status = RunStatus.FAILED
@@ -263,44 +239,6 @@ class SchedulerRuntime(HandlerRuntime):
 
     def _retry_timing(self) -> scheduled_retries.RetryTiming:
         return scheduled_retries.RetryTiming(self.retry_backoff, random.random())  # noqa: S311 - jitter
-
-    async def _act(self, work: RunWork) -> tuple[RunStatus, HandlerOutcome]:
-        if work.action_type == "UPDATE_SVCDB":
-            return await self._svcdb(work)
-        request = handler_request(work)
-        resource_id = str(request.get("toolId") or request.get("agentId"))
-        kind = "TOOL" if work.action_type == "INVOKE_TOOL" else "AGENT"
-        # Resolved at every fire, so an event without a versionNumber runs what is published at that moment.
-        try:
-            version = await self.handler_version(
-                work.company_id, resource_id, kind, work.config.get("version"), f"{kind} {resource_id}"
-            )
-        except HandlerUnavailable as exc:
-            return RunStatus.FAILED, HandlerOutcome(ok=False, error=str(exc), retryable=False)
-        request["version"] = version.resolved().model_dump(mode="json", by_alias=True)
-        outcome = await self.invoker.invoke(
-            version.endpoint, request, self.settings.scheduler_action_timeout_seconds
-        )
-        return (RunStatus.SUCCEEDED if outcome.ok else RunStatus.FAILED), outcome
-
-    async def _svcdb(self, work: RunWork) -> tuple[RunStatus, HandlerOutcome]:
-        operation = {
-            k: v for k, v in work.config.items() if k not in ("skipIfTargetTableMissing", "description")
-        }
-        table_id = str(operation.get("targetTableId"))
-        outcome = await self.svcdb.run(
-            company_id=work.company_id,
-            table_id=table_id,
-            write_id=work.run_id,
-            operation=operation,
-            limit_seconds=self.settings.scheduler_action_timeout_seconds,
-        )
-        if outcome is None:
-            message = f"Target table {table_id} not found"
-            if work.config.get("skipIfTargetTableMissing"):
-                return RunStatus.SKIPPED, HandlerOutcome(ok=True, error=message)
-            return RunStatus.FAILED, HandlerOutcome(ok=False, error=message, retryable=False)
-        return (RunStatus.SUCCEEDED if outcome.ok else RunStatus.FAILED), outcome
 
 
 def register(app: faust.App, settings: Settings) -> None:

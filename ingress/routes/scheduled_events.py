@@ -31,13 +31,11 @@ from ingress.scheduled_targets import check_target
 from ingress.scheduled_window import first_fire_in_window, set_window, window_wire
 from schemas.admin import Principal
 from schemas.base import iso_utc
+from schemas.scheduled_actions import CONFIG_FIELD, ActionConfig, ActionType
 from schemas.scheduled_controls import ActionAfterCompletion, RunTrigger
 from schemas.scheduled_events import (
-    CONFIG_FIELD,
     EVENT_NAME_REQUIRED,
     NOT_FOUND,
-    ActionConfig,
-    ActionType,
     CreatedAnswer,
     CreateEventRequest,
     DeletedAnswer,

@@ -28,8 +28,9 @@ from starlette.concurrency import run_in_threadpool
 from core.filters import MAX_MATCH_STEPS, FilterTooCostly, matches
 from core.webhooks.replay import stored_request_part
 from core.webhooks.transform import TransformError, apply_jsonpath, apply_transform, needs_sandbox
-from ingress.routes.webhook_trigger import INLINE_TRANSFORM_BYTES, REDACTED, resource_of
+from ingress.routes.webhook_trigger import INLINE_TRANSFORM_BYTES
 from ingress.state import Services
+from ingress.trigger_recording import REDACTED, resource_of
 from ingress.trigger_screening import INLINE_BYTES, INLINE_MATCH_STEPS, Screens, parsed_json
 from ingress.trigger_transform import compiled_mappings, jsonpath_in_sandbox
 from schemas.filters import FilterConfig

@@ -4,26 +4,22 @@ Authenticate (401 ``{"error": ...}`` in the spec's order) → the provider signa
 signature.``) → deduplication (a key seen within the window is a 200 ``duplicate: true``;
 ``ingress/trigger_dedup.py``) → validation script → content filter (a delivery that does not match is a
 FILTERED entry and a 200; ``ingress/trigger_screening.py``) → transform (synchronous; a failure is 500 and a
-TRANSFORM_FAILED entry; ``ingress/trigger_transform.py``) → the QUEUED entry (group commit) → the Kafka record
-(``acks=all``) → 202. The handler runs later in a worker; its outcome is only in the history. A failure while
-queuing answers in ``ingress/trigger_failures.py``'s terms: 503 with Retry-After when nothing was recorded,
-the interface's 500 body otherwise.
+TRANSFORM_FAILED entry; ``ingress/trigger_transform.py``) → the QUEUED entry (group commit;
+``ingress/trigger_recording.py``) → the Kafka record (``acks=all``) → 202. The handler runs later in a worker;
+its outcome is only in the history. A failure while queuing answers in ``ingress/trigger_failures.py``'s
+terms: 503 with Retry-After when nothing was recorded, the interface's 500 body otherwise.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from datetime import UTC, datetime
-from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from core import tracing
-from core.signatures import secret_headers
-from core.tracing import TraceContext
 from core.webhooks.transform import TransformError, apply_jsonpath, apply_transform, needs_sandbox
 from ingress import trigger_dedup, trigger_failures
 from ingress.deps import Svc
@@ -37,9 +33,8 @@ from ingress.trigger_auth import (
     refusal,
     webhook_id_from,
 )
+from ingress.trigger_recording import delivery_for, record, record_filtered
 from ingress.trigger_screening import (
-    FILTERED_MESSAGE,
-    TOO_COSTLY_MESSAGE,
     filter_decision,
     screens_for,
     signature_refusal,
@@ -47,15 +42,12 @@ from ingress.trigger_screening import (
 from ingress.trigger_tracing import traced
 from ingress.trigger_transform import compiled_mappings, jsonpath_in_sandbox
 from schemas.deliveries import (
-    DeliveryTask,
     DuplicateWebhookResponse,
     ExecuteWebhookResponse,
     FilteredWebhookResponse,
 )
-from sinks import credentials
 from sinks.db import deliveries
-from sinks.db.dedup import Claim
-from sinks.db.deliveries import Delivery, TriggerTarget
+from sinks.db.deliveries import TriggerTarget
 from sinks.scripting.sandbox import ScriptError, run_validation, script_transform
 from sinks.scripting.workers import SandboxBusy
 from sinks.telemetry import now_ns
@@ -65,9 +57,6 @@ router = APIRouter(tags=["webhook trigger"])
 TRIGGER_PATH = "/clients/custom-webhooks"
 TRIGGER_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE"})
 MAX_BODY_BYTES = 10 * 1024 * 1024
-REDACTED = "[REDACTED]"
-# Credentials a caller may send: never stored in the history, whatever the webhook says.
-ALWAYS_REDACTED = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"})
 # JSONPATH over a small body takes well under a millisecond: cheaper on the event loop than a thread hop.
 # Scripts and large bodies go to a worker thread.
 INLINE_TRANSFORM_BYTES = 16 * 1024
@@ -83,17 +72,6 @@ def _headers(request: Request) -> dict[str, str]:
     for name, value in request.headers.items():
         merged[name] = f"{merged[name]}, {value}" if name in merged else value
     return merged
-
-
-def _redacted(values: dict[str, str], secret: frozenset[str] = frozenset()) -> str:
-    hidden = ALWAYS_REDACTED | secret
-    return json.dumps({k: REDACTED if k.lower() in hidden else v for k, v in values.items()})
-
-
-def _secret_headers(config: dict[str, Any]) -> frozenset[str]:
-    named = frozenset(str(name).lower() for name in config.get("secretHeaders") or ())
-    verification = config.get("verificationConfig") or {}
-    return named | secret_headers(verification.get("provider"))
 
 
 def _busy(target: TriggerTarget, busy: SandboxBusy) -> JSONResponse:
@@ -123,79 +101,6 @@ def _load_target(svc: Services, webhook_id: str) -> TriggerTarget | None:
 def _key_owner(svc: Services, key_id: str) -> str | None:
     with svc.engine.connect() as connection:
         return deliveries.key_owner(connection, key_id)
-
-
-def resource_of(config: dict[str, Any]) -> tuple[str | None, str | None]:
-    """The handler a delivery is recorded with: (resourceType, resourceId; for SVCDB the target table)."""
-    execution = config.get("resourceExecutionConfig") or {}
-    kind = execution.get("resourceType")
-    if kind == "SVCDB":
-        return kind, (execution.get("svcDbConfig") or {}).get("targetTableId")
-    return kind, execution.get("resourceId")
-
-
-def _delivery(
-    request: Request,
-    target: TriggerTarget,
-    headers: dict[str, str],
-    query: dict[str, str],
-    body: str,
-    transform_type: str,
-    trace: TraceContext,
-    *,
-    variables_json: str | None = None,
-    transform_error: str | None = None,
-    filtered: bool = False,
-    filter_note: str | None = None,
-) -> Delivery:
-    resource_type, resource_id = resource_of(target.config)
-    return Delivery(
-        execution_id=credentials.new_id(),
-        target=target,
-        http_method=request.method,
-        source_ip=request.client.host if request.client else None,
-        headers_json=_redacted(headers, _secret_headers(target.config)),
-        query_json=_redacted(query),
-        payload=body,
-        transform_type=transform_type,
-        resource_type=resource_type,
-        resource_id=resource_id,
-        received_at=datetime.now(UTC),
-        variables_json=variables_json,
-        transform_error=transform_error,
-        filtered=filtered,
-        filter_note=filter_note,
-        trace_parent=trace.traceparent,
-    )
-
-
-async def _record(svc: Services, delivery: Delivery, claim: Claim | None) -> DeliveryTask | JSONResponse:
-    """The history entry (and its deduplication key's claim), written by the group commit; the trigger's
-    answer when that failed or another delivery claimed the key first."""
-    try:
-        recorded = await svc.committer.run(trigger_dedup.recording(delivery, claim))
-        return trigger_dedup.answered(recorded, delivery.target)
-    except Exception as exc:
-        if trigger_failures.outage(exc):
-            raise  # nothing is recorded: DatabaseOutage (ingress/errors.py) answers 503 with Retry-After
-        return trigger_failures.not_recorded(
-            exc, execution_id=delivery.execution_id, webhook_id=delivery.target.webhook_id
-        )
-
-
-async def _record_filtered(svc: Services, delivery: Delivery, claim: Claim | None) -> JSONResponse:
-    """A delivery the filter dropped: its FILTERED entry joins the next group commit; nothing is queued."""
-    recorded = await _record(svc, delivery, claim)
-    if isinstance(recorded, JSONResponse):
-        return recorded
-    message = FILTERED_MESSAGE if delivery.filter_note is None else TOO_COSTLY_MESSAGE
-    answer = FilteredWebhookResponse(
-        success=True,
-        message=message,
-        execution_id=delivery.execution_id,
-        webhook_id=delivery.target.webhook_id,
-    )
-    return JSONResponse(answer.model_dump(by_alias=True), status_code=200)
 
 
 async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
@@ -272,7 +177,7 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
     if screens.filter is not None:
         verdict = await filter_decision(screens.filter, request, raw)
         if not verdict.passed:
-            filtered = _delivery(
+            filtered = delivery_for(
                 request,
                 target,
                 headers,
@@ -283,7 +188,7 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
                 filtered=True,
                 filter_note=verdict.note,
             )
-            answer = await _record_filtered(svc, filtered, claim)
+            answer = await record_filtered(svc, filtered, claim)
             return traced(svc, answer, filtered, trace, caller_span, started_ns)
     variables: dict[str, str] | None = None
     transform_error: str | None = None
@@ -311,7 +216,7 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
     transform_ns = (transform_started, now_ns())
 
     variables_json = json.dumps(variables) if variables is not None else None
-    delivery = _delivery(
+    delivery = delivery_for(
         request,
         target,
         headers,
@@ -323,7 +228,7 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
         transform_error=transform_error,
     )
     ids = {"execution_id": delivery.execution_id, "webhook_id": target.webhook_id}
-    task = await _record(svc, delivery, claim)
+    task = await record(svc, delivery, claim)
     if isinstance(task, JSONResponse):
         return task
     if transform_error is not None:

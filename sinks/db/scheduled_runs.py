@@ -1,41 +1,33 @@
-"""The life of one scheduled run after its fire was claimed: start, finish, and recovery of lost runs.
+"""The life of one scheduled run after its fire was claimed: its start (the claim) and its finish.
 
 Units of work for a :class:`~sinks.db.group_commit.GroupCommitter` (they take a session and never commit).
 Every status move is compare-and-set on the status, so a redelivered tick or a second worker never runs
 a run twice. A RUNNING run carries a lease its worker renews (core/leases.py): only a run whose lease has
-run out goes to another attempt. A FAILED run of an agent or tool event whose ``continueOnError`` is false
-disables the event (see docs/scheduled-events.md); UPDATE_SVCDB has no such flag and keeps its schedule.
+run out goes to another attempt (sinks/db/scheduled_sweeps.py renews leases and recovers lost runs). A
+FAILED run of an agent or tool event whose ``continueOnError`` is false disables the event (see
+docs/scheduled-events.md); UPDATE_SVCDB has no such flag and keeps its schedule.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, or_, select, tuple_, update
+from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
-from core import leases
-from core.schedules.retries import attempts_cap
-from schemas.scheduled_events import ActionType, RunStatus
+from schemas.scheduled_actions import ActionType
+from schemas.scheduled_events import RunStatus
 from sinks.db import scheduled_controls, scheduled_overlap, scheduled_retries
 from sinks.db.models import HandlerResource, ScheduledEvent, ScheduledEventRun
-from sinks.db.scheduled_events import Tick
 
 log = logging.getLogger(__name__)
 QUEUED, RUNNING = RunStatus.QUEUED.value, RunStatus.RUNNING.value
-# A run whose worker died mid-action is tried again up to this many attempts in all (or its retryPolicy's
-# attempts if more), then failed.
-MAX_ATTEMPTS = 3
 # A retry's tick may come a little before its time from another worker's clock; the claim allows this much.
 _RETRY_SLACK = timedelta(milliseconds=500)
-# Runs per lease renewal statement (two bound values each): far below every backend's limit on them.
-_RENEW_CHUNK = 5000
-LOST_WORKER = "The worker running this event stopped before it finished"
 DISABLED_AFTER_FAILURE = "the event was disabled because continueOnError is false"
 _STOPPABLE = (ActionType.INVOKE_AGENT.value, ActionType.INVOKE_TOOL.value)
 
@@ -173,7 +165,9 @@ def _stop_after_failure(session: Session, run: ScheduledEventRun, now: datetime)
     return True
 
 
-def _fail(session: Session, run: ScheduledEventRun, now: datetime, error: str | None) -> None:
+def fail_run(session: Session, run: ScheduledEventRun, now: datetime, error: str | None) -> None:
+    """RUNNING → FAILED (the caller checked the status): disable the event if its config says a failure
+    stops it, and owe the run's dead letter."""
     run.status, run.ended_at = RunStatus.FAILED.value, now
     message = error or "The run failed"
     if _stop_after_failure(session, run, now):
@@ -242,83 +236,7 @@ def _finish(
     if status is RunStatus.FAILED:
         if retry is not None and scheduled_retries.retry(session, run, ended_at, error, retry):
             return False
-        _fail(session, run, ended_at, error)
+        fail_run(session, run, ended_at, error)
         return True
     run.status, run.ended_at, run.error_message = status.value, ended_at, error
     return True
-
-
-def renew_leases(session: Session, held: list[tuple[str, int]], until: datetime) -> int:
-    """Extend the leases of the runs this process acts on, as (run id, attempt), to ``until``: one statement
-    for all of them (per ``_RENEW_CHUNK``). A run that ended, or went to another attempt meanwhile, is left
-    as it is. Returns how many leases were renewed."""
-    renewed = 0
-    for first in range(0, len(held), _RENEW_CHUNK):
-        done = session.execute(
-            update(ScheduledEventRun)
-            .where(
-                tuple_(ScheduledEventRun.id, ScheduledEventRun.attempt).in_(
-                    held[first : first + _RENEW_CHUNK]
-                ),
-                ScheduledEventRun.status == RUNNING,
-            )
-            .values(lease_until=until)
-            .execution_options(synchronize_session=False)
-        )
-        renewed += int(done.rowcount)  # type: ignore[attr-defined]
-    return renewed
-
-
-def _tick(run: ScheduledEventRun) -> Tick:
-    return Tick(run.event_id, run.id, run.company_id, run.scheduled_for)
-
-
-def take_lost(session: Session, now: datetime, grace: timedelta, limit: int) -> list[Tick]:
-    """QUEUED runs whose tick nobody took within ``grace``: hand them out again (the claim dedups)."""
-    runs = list(
-        session.scalars(
-            select(ScheduledEventRun)
-            .where(ScheduledEventRun.status == QUEUED, ScheduledEventRun.dispatched_at < now - grace)
-            .order_by(ScheduledEventRun.dispatched_at)
-            .limit(limit)
-        )
-    )
-    for run in runs:
-        run.dispatched_at = now
-    return [_tick(run) for run in runs]
-
-
-def take_abandoned(
-    session: Session, now: datetime, grace: timedelta, limit: int, acting: Collection[str] = ()
-) -> list[Tick]:
-    """RUNNING runs that lost their worker: their lease ran out (its worker stopped renewing it) or, for a run
-    without a lease, they are older than ``grace``. Queue the next attempt, or fail the last. The runs of
-    ``acting`` are in this process's hands (a process that was held up, by a rebalance or a loaded machine,
-    may find its own leases run out before it renewed them): their outcome is on its way, and another
-    attempt would act twice."""
-    query = select(ScheduledEventRun).where(
-        ScheduledEventRun.status == RUNNING,
-        or_(
-            ScheduledEventRun.lease_until < now,
-            and_(ScheduledEventRun.lease_until.is_(None), ScheduledEventRun.started_at < now - grace),
-        ),
-    )
-    if acting:
-        query = query.where(ScheduledEventRun.id.not_in(list(acting)))
-    runs = list(session.scalars(query.order_by(ScheduledEventRun.started_at).limit(limit)))
-    again: list[Tick] = []
-    for run in runs:
-        if not leases.abandoned(now, run.started_at, run.lease_until, grace):
-            continue
-        run.lease_until = None
-        event = session.get(ScheduledEvent, run.event_id)
-        policy = scheduled_retries.policy_of(event) if event is not None else None
-        if run.attempt >= (attempts_cap(policy, MAX_ATTEMPTS) if policy is not None else MAX_ATTEMPTS):
-            _fail(session, run, now, LOST_WORKER)
-            if not run.manual:
-                scheduled_controls.delete_if_complete(session, run.event_id, now)
-            continue
-        scheduled_retries.record_lost_attempt(run, now, LOST_WORKER)
-        run.status, run.attempt, run.started_at, run.dispatched_at = QUEUED, run.attempt + 1, None, now
-        again.append(_tick(run))
-    return again

@@ -1,6 +1,12 @@
 """For the lease tests with two workers: a recording handler that also notes which worker process made each
 call (from the calling socket, through /proc), so a test knows which worker acts on an item and can kill
-that one."""
+that one; and the pair of workers a module shares, on PostgreSQL. A module binds the pair's fixtures beside
+its stack's (tests/fixtures/module_stack.py) and gives its workers' settings in a ``pair_env`` fixture
+(module scope):
+
+    stack_dir, ingress_db, ingress, worker = module_stack.FIXTURES
+    kafka_settings, pair = lease_helpers.PAIR_FIXTURES
+"""
 
 from __future__ import annotations
 
@@ -17,7 +23,12 @@ import pytest
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from schemas.settings import Settings
 from tests.fixtures.handler import RecordingHandler, serving
+from tests.fixtures.stack import Ingress
+from tests.fixtures.two_workers import PostgresWorker, both_running, postgres_settings, running_pair
+
+Pair = tuple[PostgresWorker, PostgresWorker]
 
 
 def socket_owner(local_port: int, pids: Iterable[int]) -> int | None:
@@ -91,3 +102,34 @@ def caller_handler(tmp_path: Path) -> Iterator[CallerHandler]:
 def histogram(calls: Counter[str]) -> dict[int, int]:
     """Calls per item -> how many items got that many calls."""
     return dict(sorted(Counter(calls.values()).items()))
+
+
+@pytest.fixture(scope="module")
+def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
+    """Several workers need PostgreSQL: the module's stack runs on it whatever SVC_TEST_DATABASE says."""
+    return postgres_settings(stack_dir / "data", kafka_bootstrap)
+
+
+@pytest.fixture(scope="module")
+def pair(
+    kafka_settings: Settings, ingress: Ingress, stack_dir: Path, pair_env: dict[str, str]
+) -> Iterator[Pair]:
+    """The module's two workers (after the ingress, which makes the topics), each with ``pair_env``."""
+    first, second = (
+        PostgresWorker(kafka_settings, stack_dir / f"{name}.log", name, **pair_env)
+        for name in ("first", "second")
+    )
+    with running_pair(first, second):
+        yield first, second
+
+
+PAIR_FIXTURES = (kafka_settings, pair)
+
+
+def two_workers(pair: Pair, handler: CallerHandler) -> Pair:
+    """The module's pair, both running, with ``handler`` told which process is which."""
+    both_running(*pair)
+    for worker in pair:
+        assert worker.process is not None
+        handler.workers[worker.process.pid] = worker.name
+    return pair

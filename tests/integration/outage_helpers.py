@@ -1,5 +1,6 @@
-"""A PostgreSQL server of the test's own that it can stop and start again, and a load of triggers and appends
-that records every answer."""
+"""A PostgreSQL server of the test's own that it can stop and start again, a load of triggers and appends
+that records every answer, and S3 behind a port of the stack's own that a test closes (an outage) and opens
+again."""
 
 from __future__ import annotations
 
@@ -9,14 +10,16 @@ import shutil
 import tempfile
 import threading
 import time
+import uuid
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 import psycopg
+import pytest
 from sqlalchemy import select
 
 with warnings.catch_warnings():  # platformdirs warns, at import, that XDG_RUNTIME_DIR is not set
@@ -27,7 +30,9 @@ with warnings.catch_warnings():  # platformdirs warns, at import, that XDG_RUNTI
 from ingress.errors import DATABASE_UNAVAILABLE
 from schemas.settings import Settings
 from sinks.db.models import TableWrite, WebhookExecution
-from tests.fixtures.stack import Db
+from sinks.objectstore import ensure_buckets
+from tests.fixtures.s3 import S3Port, s3_port, s3_server
+from tests.fixtures.stack import Db, make_settings
 from tests.fixtures.worker import Worker
 from tests.integration.webhooks.delivery_helpers import TRIGGER
 
@@ -231,3 +236,36 @@ def uncommitted(db: Db, load_ids: set[str]) -> set[str]:
 
 def odd(answers: list[Answer]) -> list[tuple[str, int, dict[str, Any]]]:
     return [(a.kind, a.status, a.body) for a in answers if a.status not in (200, 202)][:5]
+
+
+@contextlib.contextmanager
+def module_s3(bucket: str, secret_key: str) -> Iterator[str]:
+    """moto's S3 (its endpoint) with ``bucket`` made, this process's AWS chain on ``secret_key`` meanwhile:
+    for a module's own ``s3_endpoint`` fixture (module scope), which ``gateway`` reaches."""
+    with pytest.MonkeyPatch.context() as patch, s3_server(patch, bucket, secret_key) as endpoint:
+        yield endpoint
+
+
+@pytest.fixture
+def gateway(s3_endpoint: str) -> Iterator[S3Port]:
+    """The stack's own port onto the module's S3, which a test closes (an outage) and opens again."""
+    with s3_port() as port:
+        yield port
+
+
+def s3_settings(
+    data_dir: Path, kafka_bootstrap: str, endpoint: str, *, warehouse_on_s3: bool = True, **limits: Any
+) -> Settings:
+    """The stack's settings with the object store (and the warehouse, unless not ``warehouse_on_s3``) in
+    buckets of their own, made on the S3 at ``endpoint``; ``limits``: other settings (the S3 client's)."""
+    unique = uuid.uuid4().hex[:12]
+    settings = make_settings(
+        data_dir,
+        kafka_bootstrap=kafka_bootstrap,
+        object_store=f"s3://svc-objects-{unique}/svc",
+        warehouse=f"s3://svc-lake-{unique}/lake" if warehouse_on_s3 else None,
+        s3_endpoint=endpoint,
+        **limits,
+    )
+    ensure_buckets(settings)
+    return settings

@@ -25,7 +25,7 @@ import pytest
 from schemas.admin import CreatedCompany, GrantSpec, ResourceSpec
 from schemas.enums import AccessLevel
 from schemas.settings import Settings
-from sinks.db import deliveries, resources, webhooks
+from sinks.db import deliveries, delivery_attempts, resources, webhooks
 from sinks.db.deliveries import Delivery
 from sinks.db.models import WebhookExecution
 from sinks.kafka import ensure_topics
@@ -277,7 +277,7 @@ async def _wait_out_an_outage(settings: Settings, db: Db, server: Postgres, deli
     await runtime.start()
     try:
         task = await runtime.committer.run(partial(deliveries.record_delivery, delivery=delivery))
-        claimed = await runtime.committer.run(partial(deliveries.claim, tasks=[task], now=now()))
+        claimed = await runtime.committer.run(partial(delivery_attempts.claim, tasks=[task], now=now()))
         assert [attempt.task.entry_id for attempt in claimed] == [task.entry_id]
         await asyncio.to_thread(server.stop)
         target = delivery.target

@@ -5,8 +5,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from alembic import command
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 from sqlalchemy.exc import IntegrityError
 
@@ -14,7 +12,8 @@ from schemas.settings import Settings
 from sinks.db import tenancy, webhooks
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.migrate import alembic_config, upgrade
-from sinks.db.models import Base, WebhookDedup
+from sinks.db.models import WebhookDedup
+from tests.fixtures.migrations import assert_schema_matches_models
 
 pytestmark = pytest.mark.integration
 
@@ -27,11 +26,7 @@ def test_the_dedup_table_matches_the_model_and_its_key_is_unique(settings: Setti
     engine = make_engine(url)
     sessions = make_sessions(engine)
     try:
-        with engine.connect() as connection:
-            context = MigrationContext.configure(
-                connection, opts={"compare_type": True, "include_object": _ours}
-            )
-            assert compare_metadata(context, Base.metadata) == []
+        assert_schema_matches_models(engine)
         with sessions.begin() as session:
             company = tenancy.create_company(session, "Acme", "admin@acme.test")
             viewer = webhooks.Viewer(company.company_id, company.user_id, True)
@@ -57,8 +52,3 @@ def test_the_dedup_table_matches_the_model_and_its_key_is_unique(settings: Setti
         assert "webhook_dedup" in set(inspect(engine).get_table_names())
     finally:
         engine.dispose()
-
-
-def _ours(obj: object, name: str | None, type_: str, reflected: bool, _compare_to: object) -> bool:
-    # The Iceberg SQL catalog's own tables share the database (as in the migrations' env.py).
-    return not (type_ == "table" and reflected and name not in Base.metadata.tables)

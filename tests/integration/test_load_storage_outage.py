@@ -5,7 +5,6 @@ back the same load goes through."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,12 +14,14 @@ from sqlalchemy import func, select
 from ingress.errors import STORAGE_RETRY_AFTER_SECONDS
 from schemas.settings import Settings
 from sinks.db.models import Job
-from sinks.objectstore import ensure_buckets
-from tests.fixtures.s3 import S3Port, s3_port, s3_server
-from tests.fixtures.stack import make_settings
+from tests.fixtures.s3 import S3Port
 from tests.fixtures.tables import Tables
+from tests.integration import outage_helpers
 from tests.integration.analytics.test_loads import HEADER, csv_rows, finished, load, upload
+from tests.integration.outage_helpers import gateway
 from tests.integration.test_s3_complete import S3Worker, metadata_location
+
+__all__ = ["gateway"]  # a fixture
 
 pytestmark = pytest.mark.integration
 
@@ -31,18 +32,8 @@ ROWS = 50
 
 @pytest.fixture(scope="module")
 def s3_endpoint() -> Iterator[str]:
-    with (
-        pytest.MonkeyPatch.context() as patch,
-        s3_server(patch, "svc-load-outage-seed", SECRET_KEY) as endpoint,
-    ):
+    with outage_helpers.module_s3("svc-load-outage-seed", SECRET_KEY) as endpoint:
         yield endpoint
-
-
-@pytest.fixture
-def gateway(s3_endpoint: str) -> Iterator[S3Port]:
-    """The stack's own port onto S3, which the test closes (an outage) and opens again."""
-    with s3_port() as port:
-        yield port
 
 
 @pytest.fixture
@@ -53,16 +44,9 @@ def warehouse_on_s3() -> bool:
 @pytest.fixture
 def kafka_settings(tmp_path: Path, kafka_bootstrap: str, gateway: S3Port, warehouse_on_s3: bool) -> Settings:
     """Replaces the stack's settings: the object store (and the warehouse, unless the test says not) on S3."""
-    unique = uuid.uuid4().hex[:12]
-    settings = make_settings(
-        tmp_path / "data",
-        kafka_bootstrap=kafka_bootstrap,
-        object_store=f"s3://svc-objects-{unique}/svc",
-        warehouse=f"s3://svc-lake-{unique}/lake" if warehouse_on_s3 else None,
-        s3_endpoint=gateway.endpoint,
+    return outage_helpers.s3_settings(
+        tmp_path / "data", kafka_bootstrap, gateway.endpoint, warehouse_on_s3=warehouse_on_s3
     )
-    ensure_buckets(settings)
-    return settings
 
 
 def jobs_of(world: Tables) -> int:

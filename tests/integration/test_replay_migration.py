@@ -5,15 +5,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from alembic import command
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
 from sqlalchemy import insert, inspect
 
 from schemas.settings import Settings
 from sinks.db import replays
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.migrate import alembic_config, upgrade
-from sinks.db.models import Base, Company
+from sinks.db.models import Company
+from tests.fixtures.migrations import assert_schema_matches_models
 
 pytestmark = pytest.mark.integration
 
@@ -26,11 +25,7 @@ def test_replay_tables_match_the_models_and_reserve_consecutive_slots(settings: 
     engine = make_engine(url)
     sessions = make_sessions(engine)
     try:
-        with engine.connect() as connection:
-            context = MigrationContext.configure(
-                connection, opts={"compare_type": True, "include_object": _ours}
-            )
-            assert compare_metadata(context, Base.metadata) == []
+        assert_schema_matches_models(engine)
         with sessions.begin() as session:
             session.execute(insert(Company).values(id="c1", name="Acme", created_at=NOW))
         with sessions.begin() as session:
@@ -47,8 +42,3 @@ def test_replay_tables_match_the_models_and_reserve_consecutive_slots(settings: 
         assert {"webhook_replays", "replay_pacers"} <= set(inspect(engine).get_table_names())
     finally:
         engine.dispose()
-
-
-def _ours(obj: object, name: str | None, type_: str, reflected: bool, _compare_to: object) -> bool:
-    # The Iceberg SQL catalog's own tables share the database (as in the migrations' env.py).
-    return not (type_ == "table" and reflected and name not in Base.metadata.tables)

@@ -8,14 +8,13 @@ from datetime import UTC, datetime
 
 import pytest
 from alembic import command
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
 from sqlalchemy import insert, inspect, select, text
 
 from schemas.settings import Settings
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.migrate import alembic_config, upgrade
-from sinks.db.models import Base, Company, ScheduledEvent, User
+from sinks.db.models import Company, ScheduledEvent, User
+from tests.fixtures.migrations import assert_schema_matches_models
 
 pytestmark = pytest.mark.integration
 
@@ -50,19 +49,10 @@ def test_schedule_catchup_migrates_up_and_down(settings: Settings) -> None:
             event = session.scalar(select(ScheduledEvent).where(ScheduledEvent.id == "e1"))
             assert event is not None and event.catchup_window_seconds == 3600
             assert (event.overlap_policy, event.flex_window_minutes) == ("SKIP", None)
-        with engine.connect() as connection:
-            context = MigrationContext.configure(
-                connection, opts={"compare_type": True, "include_object": _ours}
-            )
-            assert compare_metadata(context, Base.metadata) == []
+        assert_schema_matches_models(engine, only=("scheduled_events", "scheduled_event_runs"))
         command.downgrade(alembic_config(url), "0021")
         assert "catchup_window_seconds" not in _columns(engine)
         assert "buffered" not in _columns(engine, "scheduled_event_runs")
         upgrade(url)
     finally:
         engine.dispose()
-
-
-def _ours(obj: object, name: str | None, type_: str, reflected: bool, _compare_to: object) -> bool:
-    table = getattr(getattr(obj, "table", None), "name", None) if type_ != "table" else name
-    return table in ("scheduled_events", "scheduled_event_runs")

@@ -3,14 +3,12 @@ migrated schema is the models' (SQLite and PostgreSQL alike); and it goes down."
 
 import pytest
 from alembic import command
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
 from schemas.settings import Settings
 from sinks.db.engine import make_engine
 from sinks.db.migrate import alembic_config, upgrade
-from sinks.db.models import Base
+from tests.fixtures.migrations import assert_schema_matches_models
 
 pytestmark = pytest.mark.integration
 
@@ -29,18 +27,9 @@ def test_history_entries_gain_a_nullable_trace_parent(settings: Settings) -> Non
         upgrade(url)
         column = _columns(engine)["trace_parent"]
         assert column["nullable"] is True
-        with engine.connect() as connection:
-            context = MigrationContext.configure(
-                connection, opts={"compare_type": True, "include_object": _ours}
-            )
-            assert compare_metadata(context, Base.metadata) == []
+        assert_schema_matches_models(engine)
         command.downgrade(alembic_config(url), "0018")
         assert "trace_parent" not in _columns(engine)
         upgrade(url)
     finally:
         engine.dispose()
-
-
-def _ours(obj: object, name: str | None, type_: str, reflected: bool, _compare_to: object) -> bool:
-    # The Iceberg SQL catalog's own tables share the database (as in the migrations' env.py).
-    return not (type_ == "table" and reflected and name not in Base.metadata.tables)

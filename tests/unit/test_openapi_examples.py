@@ -28,7 +28,7 @@ from ingress.append_rows import convert
 from ingress.job_results_view import check_reveal_pair
 from ingress.routes.analytics_jobs import _cursor
 from ingress.table_specs import table_definition
-from schemas import identity, scheduled_controls, scheduled_events, scheduled_preview
+from schemas import identity, scheduled_actions, scheduled_controls, scheduled_events, scheduled_preview
 from schemas.column_types import SYSTEM_COLUMNS, ColumnDef, parse_column_type
 from schemas.examples import ids
 from schemas.intake import AbortRequest, CompleteRequest, InitiateRequest, PartUrlsRequest
@@ -288,9 +288,9 @@ def test_schedules_are_accepted_as_the_routes_accept_them() -> None:
 def test_scheduled_targets_are_the_stories_tool_agent_and_table() -> None:
     for body in _bodies(f"{EVENTS}/create", scheduled_events.CreateEventRequest):
         config = body.config()
-        target = scheduled_events.target_id(body.action_type, config)
+        target = scheduled_actions.target_id(body.action_type, config)
         assert target in (ids.TOOL_ID, ids.AGENT_ID, ids.CUSTOMERS_TABLE_ID)
-        if isinstance(config, scheduled_events.SvcDbConfig):
+        if isinstance(config, scheduled_actions.SvcDbConfig):
             named = set(config.values) | {
                 condition.column_name for group in config.where_groups or [] for condition in group.conditions
             }

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from schemas.scheduled_events import RunStatus
-from sinks.db import scheduled_controls, scheduled_events, scheduled_runs
+from sinks.db import scheduled_controls, scheduled_events, scheduled_runs, scheduled_sweeps
 from sinks.db.models import ScheduledEvent, ScheduledEventRun
 from tests.fixtures.stack import Db
 
@@ -147,8 +147,8 @@ def test_the_reconcilers_final_failure_ends_a_delete_event(db: Db) -> None:
     with db.sessions.begin() as session:
         run = session.get(ScheduledEventRun, tick.run_id)
         assert run is not None
-        run.status, run.started_at, run.attempt = "RUNNING", NOW, scheduled_runs.MAX_ATTEMPTS
+        run.status, run.started_at, run.attempt = "RUNNING", NOW, scheduled_sweeps.MAX_ATTEMPTS
     later = NOW + timedelta(hours=1)
     with db.sessions.begin() as session:
-        assert scheduled_runs.take_abandoned(session, later, timedelta(seconds=1), 10) == []
+        assert scheduled_sweeps.take_abandoned(session, later, timedelta(seconds=1), 10) == []
     assert event(db, event_id).deleted_at == later

@@ -10,16 +10,9 @@ import pytest
 from pydantic import ValidationError
 
 from core.schedules.spec import ScheduleError, parse_schedule_expression, validate_spec
-from schemas.scheduled_events import (
-    ActionType,
-    CreateEventRequest,
-    RunStatus,
-    ToolConfig,
-    UpdateEventRequest,
-    missing_target_message,
-    target_id,
-)
-from sinks.db import scheduled_events, scheduled_runs
+from schemas.scheduled_actions import ActionType, ToolConfig, missing_target_message, target_id
+from schemas.scheduled_events import CreateEventRequest, RunStatus, UpdateEventRequest
+from sinks.db import scheduled_events, scheduled_runs, scheduled_sweeps
 from sinks.db.models import ScheduledEvent, ScheduledEventRun
 from tests.fixtures.stack import Db
 
@@ -219,7 +212,7 @@ def test_a_run_past_its_grace_goes_to_another_attempt_unless_this_process_is_act
     mine, lost = works[0].run_id, works[1].run_id
     later, grace = NOW + timedelta(seconds=30), timedelta(seconds=20)
     with db.sessions.begin() as session:
-        again = scheduled_runs.take_abandoned(session, later, grace, 10, acting=frozenset({mine}))
+        again = scheduled_sweeps.take_abandoned(session, later, grace, 10, acting=frozenset({mine}))
     assert [tick.run_id for tick in again] == [lost]
     with db.sessions() as session:
         statuses = {run.id: (run.status, run.attempt) for run in session.query(ScheduledEventRun)}
@@ -238,7 +231,7 @@ def test_an_outcome_of_a_replaced_attempt_is_not_written_onto_the_next(db: Db, s
         (first,) = scheduled_runs.claim_runs(session, [tick.run_id], NOW)
     later = NOW + timedelta(seconds=30)
     with db.sessions.begin() as session:
-        scheduled_runs.take_abandoned(session, later, timedelta(seconds=20), 10)
+        scheduled_sweeps.take_abandoned(session, later, timedelta(seconds=20), 10)
     with db.sessions.begin() as session:
         (second,) = scheduled_runs.claim_runs(session, [tick.run_id], later)
     assert (first.attempt, second.attempt) == (1, 2)

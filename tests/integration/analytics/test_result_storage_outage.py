@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import socket
 import threading
-import uuid
 from collections.abc import Iterator
 from contextlib import closing, suppress
 from pathlib import Path
@@ -24,13 +23,16 @@ import pytest
 
 from ingress.errors import STORAGE_RETRY_AFTER_SECONDS
 from schemas.settings import Settings
-from sinks.objectstore import ensure_buckets
 from sinks.result_downloads import DOWNLOAD_CHUNK_BYTES
-from tests.fixtures.s3 import S3Port, s3_port, s3_server
-from tests.fixtures.stack import Db, make_settings
+from tests.fixtures.s3 import S3Port
+from tests.fixtures.stack import Db
 from tests.fixtures.tables import ORDER_ROWS, Tables
+from tests.integration import outage_helpers
 from tests.integration.analytics.test_loads import finished
+from tests.integration.outage_helpers import gateway
 from tests.integration.test_s3_complete import S3Worker
+
+__all__ = ["gateway"]  # a fixture
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
@@ -122,18 +124,8 @@ class CuttingRelay:
 
 @pytest.fixture(scope="module")
 def s3_endpoint() -> Iterator[str]:
-    with (
-        pytest.MonkeyPatch.context() as patch,
-        s3_server(patch, "svc-result-outage-seed", SECRET_KEY) as endpoint,
-    ):
+    with outage_helpers.module_s3("svc-result-outage-seed", SECRET_KEY) as endpoint:
         yield endpoint
-
-
-@pytest.fixture
-def gateway(s3_endpoint: str) -> Iterator[S3Port]:
-    """The stack's own port onto S3, which the test closes (an outage)."""
-    with s3_port() as port:
-        yield port
 
 
 @pytest.fixture
@@ -151,17 +143,7 @@ def stack_endpoint(gateway: S3Port) -> str:
 @pytest.fixture
 def kafka_settings(tmp_path: Path, kafka_bootstrap: str, stack_endpoint: str) -> Settings:
     """Replaces the stack's settings: the warehouse and the object store on S3 at ``stack_endpoint``."""
-    unique = uuid.uuid4().hex[:12]
-    settings = make_settings(
-        tmp_path / "data",
-        kafka_bootstrap=kafka_bootstrap,
-        object_store=f"s3://svc-objects-{unique}/svc",
-        warehouse=f"s3://svc-lake-{unique}/lake",
-        s3_endpoint=stack_endpoint,
-        **LIMITS,
-    )
-    ensure_buckets(settings)
-    return settings
+    return outage_helpers.s3_settings(tmp_path / "data", kafka_bootstrap, stack_endpoint, **LIMITS)
 
 
 @pytest.fixture

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,15 +22,11 @@ from sqlalchemy import select
 
 from schemas.settings import Settings
 from sinks.db.models import ScheduledEventRun
-from tests.fixtures.stack import Db, Ingress, migrated, running_ingress
-from tests.fixtures.two_workers import (
-    PostgresWorker,
-    both_running,
-    postgres_settings,
-    running_pair,
-    wait_until,
-)
-from tests.integration.lease_helpers import CallerHandler, caller_handler, histogram
+from tests.fixtures import module_stack
+from tests.fixtures.stack import Db
+from tests.fixtures.two_workers import wait_until
+from tests.integration import lease_helpers
+from tests.integration.lease_helpers import CallerHandler, Pair, caller_handler, histogram, two_workers
 from tests.integration.scheduled.conftest import Scene, tool_event
 from tests.integration.scheduled.test_firing import handler_tool
 
@@ -46,54 +40,18 @@ ACTION_TIMEOUT = 6.0  # with the workers' 1 s processing grace, the old rule re-
 PAUSE = 7.0
 PER_PARTITION = 2  # runs due on each partition of the tick topic, so that both workers act
 
-Pair = tuple[PostgresWorker, PostgresWorker]
+# The module's one stack (tests/fixtures/module_stack.py) and its pair of workers on PostgreSQL.
+stack_dir, ingress_db, ingress, worker = module_stack.FIXTURES
+kafka_settings, pair = lease_helpers.PAIR_FIXTURES
 
 
 @pytest.fixture(scope="module")
-def stack_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("leases")
-
-
-@pytest.fixture(scope="module")
-def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
-    """Several workers need PostgreSQL: this module's stack runs on it whatever SVC_TEST_DATABASE says."""
-    return postgres_settings(stack_dir / "data", kafka_bootstrap)
-
-
-@pytest.fixture(scope="module")
-def ingress_db(kafka_settings: Settings) -> Iterator[Db]:
-    with migrated(kafka_settings) as ready:
-        yield ready
-
-
-@pytest.fixture(scope="module")
-def ingress(kafka_settings: Settings, ingress_db: Db) -> Iterator[Ingress]:
-    with running_ingress(kafka_settings) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def pair(kafka_settings: Settings, ingress: Ingress, stack_dir: Path) -> Iterator[Pair]:
-    """The module's two workers (after the ingress, which makes the topics)."""
-    env = {
+def pair_env() -> dict[str, str]:
+    return {
         "SVC_LEASE_SECONDS": LEASE,
         "SVC_SCHEDULER_ACTION_TIMEOUT_SECONDS": str(ACTION_TIMEOUT),
         "SVC_SCHEDULER_PAUSE_BEFORE_ACTION_SECONDS": str(PAUSE),
     }
-    first, second = (
-        PostgresWorker(kafka_settings, stack_dir / f"{name}.log", name, **env) for name in ("first", "second")
-    )
-    with running_pair(first, second):
-        yield first, second
-
-
-def two_workers(pair: Pair, handler: CallerHandler) -> Pair:
-    """The module's pair, both running, with ``handler`` told which process is which."""
-    both_running(*pair)
-    for worker in pair:
-        assert worker.process is not None
-        handler.workers[worker.process.pid] = worker.name
-    return pair
 
 
 def due_on_both_partitions(scene: Scene, tool_id: str, settings: Settings, seconds: int) -> list[str]:

@@ -16,8 +16,6 @@ from pathlib import Path
 
 import pytest
 from alembic import command
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
 from pyiceberg.catalog.sql import SqlCatalog
 from pyiceberg.table import Table
 from sqlalchemy import inspect
@@ -26,11 +24,11 @@ from schemas.settings import Settings
 from sinks.db import table_maintenance as rows
 from sinks.db import tables
 from sinks.db.migrate import alembic_config, upgrade
-from sinks.db.models import Base
 from sinks.iceberg import catalog as iceberg
 from sinks.iceberg.snapshots import COMPACT_MARK, MAINTENANCE
 from streams.maintenance import TableMaintainer
 from tests.fixtures import postgres
+from tests.fixtures.migrations import assert_schema_matches_models
 from tests.fixtures.stack import Db, make_settings, migrated
 from tests.integration.tables.maintenance_helpers import COLUMNS, append, checksum, data_files
 
@@ -205,17 +203,8 @@ def test_migration_0020_matches_the_model_and_goes_down_and_up(backend_settings:
     url = backend_settings.resolved_database_url
     upgrade(url)
     with migrated(backend_settings) as db:
-        with db.engine.connect() as connection:
-            context = MigrationContext.configure(
-                connection, opts={"compare_type": True, "include_object": _ours}
-            )
-            assert compare_metadata(context, Base.metadata) == []
+        assert_schema_matches_models(db.engine)
         command.downgrade(alembic_config(url), "0019")
         assert "table_maintenance" not in set(inspect(db.engine).get_table_names())
         upgrade(url)
         assert "table_maintenance" in set(inspect(db.engine).get_table_names())
-
-
-def _ours(obj: object, name: str | None, type_: str, reflected: bool, _compare_to: object) -> bool:
-    # The Iceberg SQL catalog's own tables share the database (as in the migrations' env.py).
-    return not (type_ == "table" and reflected and name not in Base.metadata.tables)

@@ -12,8 +12,9 @@ import pytest
 from sqlalchemy import select
 
 from schemas.admin import ResourceSpec
-from sinks.db import deliveries, resources, webhooks
-from sinks.db.deliveries import Delivery, Finish
+from sinks.db import deliveries, delivery_attempts, resources, webhooks
+from sinks.db.deliveries import Delivery
+from sinks.db.delivery_attempts import Finish
 from sinks.db.models import WebhookExecution, WebhookExecutionCount
 from tests.fixtures.stack import Db
 from tests.integration.webhooks.delivery_helpers import tool_delivery
@@ -59,11 +60,11 @@ def test_a_batch_claims_each_entry_once_and_only_for_its_company(db: Db) -> None
     forged = tasks[0].model_copy(update={"company_id": hostile.company_id})
     batch = [forged, tasks[0], tasks[1], tasks[0], tasks[2]]
     with db.sessions.begin() as session:
-        claimed = deliveries.claim(session, batch, datetime.now(UTC))
+        claimed = delivery_attempts.claim(session, batch, datetime.now(UTC))
     assert [attempt.task for attempt in claimed] == [tasks[0], tasks[1], tasks[2]]
     assert all(attempt.variables == {"n": "1"} for attempt in claimed)
     with db.sessions.begin() as session:
-        assert deliveries.claim(session, batch, datetime.now(UTC)) == []  # already taken
+        assert delivery_attempts.claim(session, batch, datetime.now(UTC)) == []  # already taken
     assert _counts(db, template.target.webhook_id) == {"PROCESSING": 3}
 
 
@@ -76,7 +77,7 @@ def test_a_batch_of_outcomes_finishes_each_processing_entry_once(db: Db) -> None
             for _ in range(3)
         ]
     with db.sessions.begin() as session:
-        claimed = deliveries.claim(session, tasks[:2], datetime.now(UTC))  # the third stays QUEUED
+        claimed = delivery_attempts.claim(session, tasks[:2], datetime.now(UTC))  # the third stays QUEUED
     ended = datetime.now(UTC)
 
     def outcome(index: int, ok: bool) -> Finish:
@@ -92,7 +93,7 @@ def test_a_batch_of_outcomes_finishes_each_processing_entry_once(db: Db) -> None
         )
 
     with db.sessions.begin() as session:
-        results = deliveries.finish_all(
+        results = delivery_attempts.finish_all(
             session, [outcome(0, True), outcome(1, False), outcome(0, False), outcome(2, True)]
         )
     assert results[0] is None and results[2] is None and results[3] is None

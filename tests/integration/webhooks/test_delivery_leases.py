@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy import select
 
 from schemas.deliveries import DeliveryTask
-from sinks.db import deliveries
-from sinks.db.deliveries import Finish
+from sinks.db import deliveries, delivery_attempts, delivery_sweeps
+from sinks.db.delivery_attempts import Finish
 from sinks.db.models import WebhookExecution
 from tests.fixtures.stack import Db
 from tests.integration.webhooks.test_claim_batches import _delivery
@@ -41,7 +41,7 @@ def queued(db: Db, count: int) -> list[DeliveryTask]:
 def claimed(db: Db, count: int, lease: bool = True) -> list[DeliveryTask]:
     tasks = queued(db, count)
     with db.sessions.begin() as session:
-        attempts = deliveries.claim(session, tasks, NOW, NOW + LEASE if lease else None)
+        attempts = delivery_attempts.claim(session, tasks, NOW, NOW + LEASE if lease else None)
     return [attempt.task for attempt in attempts]
 
 
@@ -54,7 +54,7 @@ def entries(db: Db) -> dict[str, tuple[str, datetime | None]]:
 
 def lost(db: Db, now: datetime, acting: frozenset[str] = frozenset()) -> list[str]:
     with db.sessions() as session:
-        return [task.entry_id for task, _ in deliveries.abandoned(session, now, GRACE, 100, acting)]
+        return [task.entry_id for task, _ in delivery_sweeps.abandoned(session, now, GRACE, 100, acting)]
 
 
 def test_the_claim_writes_a_lease_and_one_statement_renews_the_attempts_still_processing(db: Db) -> None:
@@ -71,11 +71,11 @@ def test_the_claim_writes_a_lease_and_one_statement_renews_the_attempts_still_pr
             ended_at=NOW,
             retry_at=None,
         )
-        deliveries.finish(session, done)
+        delivery_attempts.finish(session, done)
     later = NOW + timedelta(minutes=5)
     with db.sessions.begin() as session:
-        assert deliveries.renew_leases(session, [first, second], later + LEASE) == 1
-        assert deliveries.renew_leases(session, [], later) == 0
+        assert delivery_sweeps.renew_leases(session, [first, second], later + LEASE) == 1
+        assert delivery_sweeps.renew_leases(session, [], later) == 0
     found = entries(db)
     assert found[first] == ("PROCESSING", later + LEASE)
     assert found[second] == ("SUCCESS", NOW + LEASE)
@@ -85,7 +85,7 @@ def test_an_attempt_is_lost_only_once_its_lease_ran_out_however_long_it_ran(db: 
     renewed, expired = (task.entry_id for task in claimed(db, 2))
     hour_later = NOW + timedelta(hours=1)
     with db.sessions.begin() as session:
-        deliveries.renew_leases(session, [renewed], hour_later + LEASE)
+        delivery_sweeps.renew_leases(session, [renewed], hour_later + LEASE)
     # An hour past the webhook's 1 s timeout, but renewed: kept. The other one's lease ran out.
     assert lost(db, hour_later) == [expired]
     # Its lease runs out exactly at NOW + LEASE: lost just after, long before the old rule would say so.

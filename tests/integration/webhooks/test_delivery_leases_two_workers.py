@@ -12,26 +12,19 @@ test that finds a worker dead starts it again."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from sqlalchemy import select
 
-from schemas.settings import Settings
 from sinks.db.models import WebhookExecution
 from streams.deliveries import LOST_WORKER
-from tests.fixtures.stack import Db, Ingress, migrated, running_ingress
-from tests.fixtures.two_workers import (
-    PostgresWorker,
-    both_running,
-    postgres_settings,
-    running_pair,
-    wait_until,
-)
-from tests.integration.lease_helpers import CallerHandler, caller_handler, histogram
+from tests.fixtures import module_stack
+from tests.fixtures.stack import Db
+from tests.fixtures.two_workers import wait_until
+from tests.integration import lease_helpers
+from tests.integration.lease_helpers import CallerHandler, Pair, caller_handler, histogram, two_workers
 from tests.integration.webhooks.conftest import World
 from tests.integration.webhooks.delivery_helpers import TRIGGER, register_handler
 
@@ -42,41 +35,14 @@ LEASE = "3"  # renewed every second
 MAX_DELIVERIES = 16
 
 
-Pair = tuple[PostgresWorker, PostgresWorker]
+# The module's one stack (tests/fixtures/module_stack.py) and its pair of workers on PostgreSQL.
+stack_dir, ingress_db, ingress, worker = module_stack.FIXTURES
+kafka_settings, pair = lease_helpers.PAIR_FIXTURES
 
 
 @pytest.fixture(scope="module")
-def stack_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("leases")
-
-
-@pytest.fixture(scope="module")
-def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
-    """Several workers need PostgreSQL: this module's stack runs on it whatever SVC_TEST_DATABASE says."""
-    return postgres_settings(stack_dir / "data", kafka_bootstrap)
-
-
-@pytest.fixture(scope="module")
-def ingress_db(kafka_settings: Settings) -> Iterator[Db]:
-    with migrated(kafka_settings) as ready:
-        yield ready
-
-
-@pytest.fixture(scope="module")
-def ingress(kafka_settings: Settings, ingress_db: Db) -> Iterator[Ingress]:
-    with running_ingress(kafka_settings) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def pair(kafka_settings: Settings, ingress: Ingress, stack_dir: Path) -> Iterator[Pair]:
-    """The module's two workers (after the ingress, which makes the topics)."""
-    first, second = (
-        PostgresWorker(kafka_settings, stack_dir / f"{name}.log", name, SVC_LEASE_SECONDS=LEASE)
-        for name in ("first", "second")
-    )
-    with running_pair(first, second):
-        yield first, second
+def pair_env() -> dict[str, str]:
+    return {"SVC_LEASE_SECONDS": LEASE}
 
 
 def config(tool_id: str, timeout_seconds: int) -> dict[str, Any]:
@@ -93,15 +59,6 @@ def webhook(world: World, tool_id: str, timeout_seconds: int) -> tuple[str, str]
     body = {"webhookId": webhook_id, "webhookConfig": config(tool_id, timeout_seconds)}
     world.api.ok(world.owner, "update", body)
     return webhook_id, str(created["apiKey"])
-
-
-def two_workers(pair: Pair, handler: CallerHandler) -> Pair:
-    """The module's pair, both running, with ``handler`` told which process is which."""
-    both_running(*pair)
-    for worker in pair:
-        assert worker.process is not None
-        handler.workers[worker.process.pid] = worker.name
-    return pair
 
 
 def deliver_until_both_act(
