@@ -1,11 +1,11 @@
 """Every failed analytics call answers ``{"errorCode", "errors", "hint"}``, also the refusals raised by what
 all areas share (request validation, keys, rate limits, the body-size limit), and a row count over its cap is
 413 ROW_LIMIT whichever field carries it, with a hint naming the field and the cap. Other areas keep their
-own bodies."""
+own bodies. (The refusals of the body-size and rate limits, which need lower limits than these tests run
+with: test_error_bodies_limits.py.)"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +15,9 @@ import pytest
 from schemas.jobs import MAX_PAGE_SIZE
 from schemas.settings import Settings
 from schemas.tables import MAX_PREVIEW_ROWS
+from tests.fixtures import module_stack
 from tests.fixtures.stack import Ingress, make_settings
 from tests.fixtures.tables import ORDER_ROWS, Tables
-from tests.fixtures.windows import with_window_left
 from tests.fixtures.worker import Worker
 
 pytestmark = pytest.mark.integration
@@ -26,11 +26,14 @@ BASE = "/clients/svcdb/analytics"
 ORDERS_SQL = "SELECT order_id, email FROM orders ORDER BY 1"
 
 
-@pytest.fixture
-def kafka_settings(tmp_path: Path, kafka_bootstrap: str, request: pytest.FixtureRequest) -> Settings:
-    """The test's settings; a test parametrized indirectly with a dict overrides some of them."""
-    extra: dict[str, Any] = getattr(request, "param", None) or {}
-    return make_settings(tmp_path / "data", kafka_bootstrap=kafka_bootstrap, **extra)
+# The module's one stack (tests/fixtures/module_stack.py); each test has its own companies and table. Only
+# the wrong-key test is refused a key, far fewer times than the default limit of refusals per address.
+stack_dir, ingress_db, ingress, worker = module_stack.FIXTURES
+
+
+@pytest.fixture(scope="module")
+def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
+    return make_settings(stack_dir / "data", kafka_bootstrap=kafka_bootstrap)
 
 
 @pytest.fixture
@@ -135,52 +138,6 @@ def test_a_wrong_method_is_method_not_allowed(tables_world: Tables, orders: str)
     )
     body = assert_failure(answer, 405, "METHOD_NOT_ALLOWED")
     assert "POST" in body["hint"]
-
-
-@pytest.mark.served  # the body limit is the HTTP server's, declared or streamed
-@pytest.mark.parametrize("kafka_settings", [{"max_request_bytes": 4096}], indirect=True)
-def test_a_body_over_the_size_limit_is_request_too_large(tables_world: Tables, orders: str) -> None:
-    headers = {"Authorization": tables_world.admin_client, "Content-Type": "application/json"}
-    rows = b"[" + b",".join([b'{"order_id": 1, "region": "EU"}'] * 200) + b"]"
-    body = b'{"tableId": "' + orders.encode() + b'", "rows": ' + rows + b"}"
-    declared = tables_world.client.post(
-        f"{BASE}/append-rows", params={"resourceId": orders}, headers=headers, content=body
-    )
-    answer = assert_failure(declared, 413, "REQUEST_TOO_LARGE")
-    assert answer["errors"] == ["Request body exceeds the limit of 4096 bytes"]
-
-    def chunks() -> Iterator[bytes]:
-        yield body[:1000]
-        yield body[1000:]
-
-    for operation in ("append-rows", "query"):
-        streamed = tables_world.client.post(
-            f"{BASE}/{operation}", params={"resourceId": orders}, headers=headers, content=chunks()
-        )
-        assert_failure(streamed, 413, "REQUEST_TOO_LARGE")
-    # Another area keeps its own body.
-    whoami = tables_world.client.post("/clients/whoami", headers=headers, content=body)
-    assert whoami.status_code == 413 and set(whoami.json()) == {"errors"}
-
-
-@pytest.mark.parametrize(
-    "kafka_settings", [{"rate_limit_per_minute": 3, "auth_failures_per_minute": 3}], indirect=True
-)
-def test_a_rate_limit_is_rate_limited(tables_world: Tables, orders: str) -> None:
-    client, key = tables_world.client, tables_world.admin_client
-    with_window_left()  # the calls in one fixed window
-    for _ in range(3):
-        assert post(client, "describe", orders, {"tableId": orders}, key).status_code == 200
-    refused = post(client, "describe", orders, {"tableId": orders}, key)
-    body = assert_failure(refused, 429, "RATE_LIMITED")
-    assert 1 <= int(refused.headers["Retry-After"]) <= 60
-    assert refused.headers["Retry-After"] in body["hint"]
-    # Refused keys past their limit lock the address out: the same answer, even for a right key not used yet.
-    for _ in range(3):
-        assert post(client, "describe", orders, {"tableId": orders}, "svck_wrong").status_code == 401
-    locked = post(client, "describe", orders, {"tableId": orders}, tables_world.member_client)
-    assert_failure(locked, 429, "RATE_LIMITED")
-    assert int(locked.headers["Retry-After"]) >= 1
 
 
 def test_reveal_row_and_reveal_column_come_together(

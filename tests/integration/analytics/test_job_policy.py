@@ -6,13 +6,17 @@ admin's job over every customer and the amount column, through any call that ser
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from schemas.settings import Settings
 from sinks.db import tenancy
 from sinks.db.models import Job
+from tests.fixtures import module_stack
+from tests.fixtures.stack import make_settings
 from tests.fixtures.tables import Tables
 from tests.fixtures.worker import Worker
 
@@ -38,6 +42,15 @@ BOB_ONLY = {"rowFilter": "customer = 'bob'", "hiddenColumns": ["amount"]}
 NARROWER_HINT = (
     "Run the query yourself: your grant on table sales is narrower than the grant this job ran with"
 )
+
+
+# The module's one stack (tests/fixtures/module_stack.py); each test has its own companies and table.
+stack_dir, ingress_db, ingress, worker = module_stack.FIXTURES
+
+
+@pytest.fixture(scope="module")
+def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
+    return make_settings(stack_dir / "data", kafka_bootstrap=kafka_bootstrap)
 
 
 @pytest.fixture

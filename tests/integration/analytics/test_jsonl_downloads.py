@@ -12,6 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
+from schemas.settings import Settings
+from tests.fixtures import module_stack
+from tests.fixtures.stack import make_settings
 from tests.fixtures.tables import ORDER_ROWS, Tables
 from tests.fixtures.worker import Worker
 
@@ -31,6 +34,15 @@ CROSS = (
     "lpad(CAST(a.x * b.x AS VARCHAR), 128, '-') AS pad "
     "FROM wide a CROSS JOIN wide b LIMIT 30000"
 )
+
+
+# The module's one stack (tests/fixtures/module_stack.py); each test has its own companies and table.
+stack_dir, ingress_db, ingress, worker = module_stack.FIXTURES
+
+
+@pytest.fixture(scope="module")
+def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
+    return make_settings(stack_dir / "data", kafka_bootstrap=kafka_bootstrap)
 
 
 @pytest.fixture

@@ -16,8 +16,9 @@ import pytest
 
 from schemas.settings import Settings
 from sinks.iceberg import catalog as iceberg
+from tests.fixtures import module_stack
 from tests.fixtures.processes import run_svc, svc_env
-from tests.fixtures.stack import Ingress
+from tests.fixtures.stack import Ingress, make_settings
 from tests.fixtures.tables import Tables
 from tests.fixtures.worker import Worker
 
@@ -26,6 +27,16 @@ pytestmark = [pytest.mark.integration, pytest.mark.served]  # parts go to signed
 INTAKE = "/clients/svcdb-intake"
 PART = 5 * 1024 * 1024
 HEADER = "order_id,region,amount,placed_at,email\n"
+
+
+# The module's one stack (tests/fixtures/module_stack.py); each test has its own companies and table. The test
+# that kills a worker mid-load has a stack of its own, in test_load_worker_kill.py.
+stack_dir, ingress_db, ingress, worker = module_stack.FIXTURES
+
+
+@pytest.fixture(scope="module")
+def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
+    return make_settings(stack_dir / "data", kafka_bootstrap=kafka_bootstrap)
 
 
 def csv_rows(first: int, count: int) -> str:
@@ -214,36 +225,6 @@ def test_load_requests_are_checked(tables_world: Tables, worker: Worker) -> None
         "load-from-s3", table_id, {"sourceUris": [uri], "format": "CSV"}, tables_world.member_client
     )
     assert member.status_code == 403
-
-
-def test_a_worker_killed_mid_load_leaves_no_partial_rows(
-    tables_world: Tables, ingress: Ingress, worker: Worker, kafka_settings: Settings, tmp_path: Path
-) -> None:
-    table_id = tables_world.create()
-    uri = upload(tables_world, "big.csv", (HEADER + csv_rows(1, 400_000)).encode(), part_bytes=8 * PART)
-    job_id = load(tables_world, table_id, {"sourceUris": [uri]})["jobId"]
-    deadline = time.monotonic() + 60
-    while tables_world.analytics("job-status", table_id, {"jobId": job_id}).json()["state"] != "RUNNING":
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-    worker.kill()
-    handle = iceberg.load_table(ingress.app.state.services.catalog, tables_world.company_id, table_id)
-    head = handle.current_snapshot()
-    rows = (
-        0
-        if head is None or head.summary is None
-        else int(head.summary.additional_properties["total-records"])
-    )
-    assert rows in (0, 400_000)  # all or nothing, whenever the worker died
-    replacement = Worker(kafka_settings, tmp_path / "replacement.log")
-    replacement.start()
-    try:
-        status = finished(tables_world, table_id, job_id, limit=180)
-        assert status["state"] == "SUCCEEDED", status
-        assert status["rowsLoaded"] == 400_000
-        assert count(tables_world, table_id) == 400_000
-    finally:
-        replacement.stop()
 
 
 def test_svc_load_uploads_and_loads_a_file_in_one_command(

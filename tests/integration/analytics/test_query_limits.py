@@ -1,5 +1,5 @@
-"""Query jobs at their limits: the run-time limit, the concurrent-query quota, and a worker that dies while
-a job runs (the job is handed to another worker and still ends in a final state)."""
+"""Query jobs at their limits: the run-time limit, the concurrent-query quota, the daily load quota, and a
+job delivered many times at once (a worker that dies while a job runs: test_query_worker_death.py)."""
 
 from __future__ import annotations
 
@@ -12,26 +12,31 @@ import pytest
 from schemas.base import iso_utc
 from schemas.records import AnalyticsJobRef
 from schemas.settings import Settings
+from sinks.db.models import Job
 from sinks.kafka import Publisher
+from tests.fixtures import module_stack
 from tests.fixtures.stack import make_settings
 from tests.fixtures.tables import Tables
 from tests.fixtures.worker import Worker
 
-pytestmark = pytest.mark.integration
+# The whole module is served: one test uploads files to signed links over HTTP, and its tests share a stack.
+pytestmark = [pytest.mark.integration, pytest.mark.served]
 
 ROWS = [{"order_id": i, "region": "EU"} for i in range(1, 5)]
 SLOW = "SELECT count(*) AS n FROM " + ", ".join(f"orders o{i}" for i in range(20))  # noqa: S608
 
 
-@pytest.fixture
-def kafka_settings(tmp_path: Path, kafka_bootstrap: str) -> Settings:
-    return make_settings(
-        tmp_path / "data",
-        kafka_bootstrap=kafka_bootstrap,
-        query_timeout_seconds=3,
-        query_max_concurrent=1,
-        load_daily_bytes=4000,
-    )
+# The quotas are each company's own, so tests with their own companies can share them.
+LIMITS: dict[str, object] = {"query_timeout_seconds": 3, "query_max_concurrent": 1, "load_daily_bytes": 4000}
+
+
+# The module's one stack (tests/fixtures/module_stack.py); each test has its own companies and table.
+stack_dir, ingress_db, ingress, worker = module_stack.FIXTURES
+
+
+@pytest.fixture(scope="module")
+def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
+    return make_settings(stack_dir / "data", kafka_bootstrap=kafka_bootstrap, **LIMITS)
 
 
 def wait_state(world: Tables, table_id: str, job_id: str, states: set[str], limit: float = 60) -> dict:  # type: ignore[type-arg]
@@ -64,31 +69,6 @@ def test_a_query_past_its_time_limit_times_out_and_the_quota_holds(
     assert after.status_code == 200 and after.json()["state"] == "SUCCEEDED"
 
 
-def test_a_job_whose_worker_dies_is_run_again_elsewhere(
-    tables_world: Tables, worker: Worker, kafka_settings: Settings, tmp_path: Path
-) -> None:
-    table_id = tables_world.create()
-    tables_world.analytics("append-rows", table_id, {"rows": ROWS})
-    tables_world.wait_rows(table_id, len(ROWS))
-    job_id = tables_world.analytics("query", table_id, {"sql": SLOW}).json()["jobId"]
-    wait_state(tables_world, table_id, job_id, {"RUNNING"})
-    worker.kill()
-    assert tables_world.analytics("job-status", table_id, {"jobId": job_id}).json()["state"] == "RUNNING"
-    replacement = Worker(kafka_settings, tmp_path / "replacement.log")
-    replacement.start()
-    try:
-        status = wait_state(tables_world, table_id, job_id, {"TIMED_OUT", "FAILED", "SUCCEEDED"}, limit=120)
-    finally:
-        replacement.stop()
-    assert status["state"] == "TIMED_OUT"
-    with tables_world.db.sessions() as session:
-        from sinks.db.models import Job
-
-        job = session.get(Job, job_id)
-        assert job is not None and job.attempt == 2
-
-
-@pytest.mark.served  # files are uploaded to signed links over HTTP
 def test_data_loaded_per_day_is_limited(tables_world: Tables, worker: Worker) -> None:
     from tests.integration.analytics.test_loads import HEADER, csv_rows, finished, upload
 
@@ -132,8 +112,6 @@ def test_a_job_delivered_many_times_at_once_runs_once(
     asyncio.run(_deliver_again(kafka_settings, job_id, 1))  # after it ended: nothing happens
     time.sleep(1.0)
     with tables_world.db.sessions() as session:
-        from sinks.db.models import Job
-
         job = session.get(Job, job_id)
         assert job is not None and job.attempt == 1 and job.state == "SUCCEEDED"
         assert iso_utc(job.finished_at) == status["finishedAt"]

@@ -18,6 +18,7 @@ from sinks.db import read_charges
 from sinks.db.models import ReadCharge
 from sinks.iceberg import catalog as iceberg
 from sinks.table_reads import summary
+from tests.fixtures import module_stack
 from tests.fixtures.stack import Db, Ingress, make_settings
 from tests.fixtures.tables import ORDER_ROWS, ORDERS, Tables
 from tests.fixtures.worker import Worker
@@ -27,10 +28,15 @@ pytestmark = pytest.mark.integration
 ALLOWANCE = 50_000_000
 
 
-@pytest.fixture
-def kafka_settings(tmp_path: Path, kafka_bootstrap: str) -> Settings:
+# The module's one stack (tests/fixtures/module_stack.py); each test has its own companies and tables, and
+# the daily scan allowance is each company's own.
+stack_dir, ingress_db, ingress, worker = module_stack.FIXTURES
+
+
+@pytest.fixture(scope="module")
+def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
     return make_settings(
-        tmp_path / "data", kafka_bootstrap=kafka_bootstrap, query_daily_bytes_scanned=ALLOWANCE
+        stack_dir / "data", kafka_bootstrap=kafka_bootstrap, query_daily_bytes_scanned=ALLOWANCE
     )
 
 

@@ -1,5 +1,5 @@
-"""Each action end to end through a real worker: svcdb writes, a missing table, an agent, failures, two
-workers."""
+"""Each action end to end through a real worker: svcdb writes, a missing table, an agent, failures. (Two
+workers firing each scheduled time once: test_actions_two_workers.py.)"""
 
 from __future__ import annotations
 
@@ -15,19 +15,14 @@ from schemas.admin import ResourceSpec
 from schemas.settings import Settings
 from sinks.db import resources
 from sinks.iceberg import catalog as iceberg
+from tests.fixtures import module_stack
 from tests.fixtures.handler import RecordingHandler
-from tests.fixtures.stack import Db
+from tests.fixtures.stack import make_settings
 from tests.fixtures.tables import Tables
 from tests.fixtures.two_workers import wait_until
 from tests.fixtures.worker import Worker
 from tests.integration.scheduled.conftest import BASE, Scene, tool_event
-from tests.integration.scheduled.test_firing import (
-    fires,
-    handler_tool,
-    make_due,
-    once_in,
-    runs,
-)
+from tests.integration.scheduled.test_firing import handler_tool, make_due, once_in, runs
 
 pytestmark = pytest.mark.integration
 
@@ -41,6 +36,25 @@ TICKETS = {
 }
 EVERY_MINUTE = {"pattern": "EVERY", "every": {"value": 1, "unit": "MINUTES"}}
 TEXT = {"columnType": "SHORT_TEXT"}
+
+
+# The module's one stack (tests/fixtures/module_stack.py); each test has its own companies, events and tables.
+stack_dir, ingress_db, ingress, worker = module_stack.FIXTURES
+
+
+@pytest.fixture(scope="module")
+def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
+    return make_settings(stack_dir / "data", kafka_bootstrap=kafka_bootstrap)
+
+
+@pytest.fixture
+def scene(scene: Scene) -> Iterator[Scene]:
+    """The scene, its events that would fire again switched off when the test ends: they would fire on the
+    shared worker during a later test, at a handler that is gone (or at a later test's, on the same port)."""
+    yield scene
+    for event in scene.ok("all", {})["ownedEvents"]:
+        if event["enabled"] and event.get("nextFireAt"):
+            scene.ok("toggle", {"scheduledEventId": event["eventId"], "enabled": False})
 
 
 def call(client: httpx.Client, key: str, operation: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -181,33 +195,3 @@ def test_continue_on_error_decides_whether_a_failure_stops_the_event(
     )
     assert all(r["attemptNumber"] == 1 for r in runs(scene, keeps))
     assert len(runs(scene, stops)) == 1
-
-
-@pytest.fixture
-def second_worker(kafka_settings: Settings, ingress_db: Db, tmp_path: Path) -> Iterator[Worker]:
-    running = Worker(kafka_settings, tmp_path / "second-worker.log")
-    running.start()
-    yield running
-    running.stop()
-
-
-def test_two_workers_fire_each_scheduled_time_exactly_once(
-    scene: Scene, worker: Worker, second_worker: Worker, handler: RecordingHandler
-) -> None:
-    tool_id = handler_tool(scene, handler)
-    events = [scene.ok("create", tool_event(tool_id, scheduleSpec=EVERY_MINUTE))["eventId"] for _ in range(6)]
-    for round_number in range(3):
-        for i, event_id in enumerate(events):
-            make_due(scene.db, scene.company_id, event_id, in_seconds=1 + 0.3 * i)
-        expected = len(events) * (round_number + 1)
-        wait_until(lambda expected=expected: len(fires(handler)) >= expected, timeout=60)  # type: ignore[misc]
-    done = wait_until(
-        lambda: all(
-            len(runs(scene, e)) == 3 and all(r["status"] == "SUCCEEDED" for r in runs(scene, e))
-            for e in events
-        )
-    )
-    assert done
-    counted = fires(handler)
-    assert len(counted) == 3 * len(events) and set(counted.values()) == {1}
-    assert {event_id for event_id, _ in counted} == set(events)

@@ -1,8 +1,10 @@
 """Every svcdb operation and condition operator, applied to a real Iceberg table, exactly once per op id."""
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 
 from core.svcdb import SvcDbError
@@ -33,6 +35,14 @@ SEED = [
 MASKER = Masker("x" * 32)
 
 
+@pytest.fixture(scope="module")
+def duck() -> Iterator[duckdb.DuckDBPyConnection]:
+    """One DuckDB connection for the module's reads: opening one (its extensions loaded) costs about 0.4 s of
+    CPU, more than most of these tests' own work. Each test reads only its own table's current snapshot."""
+    with connect() as connection:
+        yield connection
+
+
 @pytest.fixture
 def table(tmp_path: Path) -> Any:
     catalog = iceberg.make_catalog(f"sqlite:///{tmp_path / 'catalog.db'}", str(tmp_path / "warehouse"))
@@ -48,14 +58,13 @@ def run(table: Any, op: dict[str, Any], op_id: str = "a" * 32) -> str:
     return apply(table, COLUMNS, op, op_id, MASKER.encryptor("c" * 32))
 
 
-def names(table: Any, where: str = "TRUE") -> list[str]:
+def names(table: Any, duck: duckdb.DuckDBPyConnection, where: str = "TRUE") -> list[str]:
     table.refresh()
-    with connect() as duck:
-        rows = duck.execute(
-            f"SELECT name FROM iceberg_scan(?) WHERE {where} ORDER BY name",  # noqa: S608 - test-written SQL
-            [table.metadata_location],
-        )
-        return [row[0] for row in rows.fetchall()]
+    rows = duck.execute(
+        f"SELECT name FROM iceberg_scan(?) WHERE {where} ORDER BY name",  # noqa: S608 - test-written SQL
+        [table.metadata_location],
+    )
+    return [row[0] for row in rows.fetchall()]
 
 
 def where(column: str, operator: str, value: Any = None) -> dict[str, Any]:
@@ -69,7 +78,7 @@ def where(column: str, operator: str, value: Any = None) -> dict[str, Any]:
     }
 
 
-def test_insert_with_typed_values(table: Any) -> None:
+def test_insert_with_typed_values(table: Any, duck: duckdb.DuckDBPyConnection) -> None:
     values = {
         "name": {"columnType": "SHORT_TEXT", "textValue": "endive"},
         "qty": {"columnType": "NUMBER", "integerValue": "7"},
@@ -80,7 +89,9 @@ def test_insert_with_typed_values(table: Any) -> None:
     }
     assert run(table, {"operation": "INSERT", "values": values}) == "inserted 1 row(s)"
     assert run(table, {"operation": "INSERT", "values": values}) == "inserted 0 row(s)"  # same op id: once
-    assert names(table, "qty = 7 AND price = 2.50 AND active AND list_contains(tags, 'green')") == ["endive"]
+    assert names(table, duck, "qty = 7 AND price = 2.50 AND active AND list_contains(tags, 'green')") == [
+        "endive"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -119,18 +130,19 @@ def test_insert_with_typed_values(table: Any) -> None:
         ),
     ],
 )
-def test_update_by_each_operator(table: Any, condition: dict[str, Any], matched: list[str]) -> None:
+def test_update_by_each_operator(
+    table: Any, duck: duckdb.DuckDBPyConnection, condition: dict[str, Any], matched: list[str]
+) -> None:
     op = {"operation": "UPDATE", "values": {"qty": {"columnType": "NUMBER", "integerValue": 99}}, **condition}
     run(table, op)
-    assert names(table, "qty = 99") == matched
-    assert len(names(table)) == 4
+    assert names(table, duck, "qty = 99") == matched
+    assert len(names(table, duck)) == 4
 
 
-def test_update_by_record_id_keeps_the_record(table: Any) -> None:
-    with connect() as duck:
-        record = duck.execute(
-            "SELECT _record_id FROM iceberg_scan(?) WHERE name = 'carrot'", [table.metadata_location]
-        ).fetchone()
+def test_update_by_record_id_keeps_the_record(table: Any, duck: duckdb.DuckDBPyConnection) -> None:
+    record = duck.execute(
+        "SELECT _record_id FROM iceberg_scan(?) WHERE name = 'carrot'", [table.metadata_location]
+    ).fetchone()
     assert record is not None
     op = {
         "operation": "UPDATE",
@@ -140,16 +152,15 @@ def test_update_by_record_id_keeps_the_record(table: Any) -> None:
     assert run(table, op) == "updated 1 row(s)"
     assert run(table, op) == "updated 0 row(s)"  # redelivered: applied once
     table.refresh()
-    with connect() as duck:
-        same = duck.execute(
-            "SELECT name, qty FROM iceberg_scan(?) WHERE _record_id = ?", [table.metadata_location, record[0]]
-        ).fetchall()
+    same = duck.execute(
+        "SELECT name, qty FROM iceberg_scan(?) WHERE _record_id = ?", [table.metadata_location, record[0]]
+    ).fetchall()
     assert same == [("CARROT", 0)]
 
 
-def test_delete_and_upsert(table: Any) -> None:
+def test_delete_and_upsert(table: Any, duck: duckdb.DuckDBPyConnection) -> None:
     assert run(table, {"operation": "DELETE", **where("active", "EQUALS", "false")}) == "deleted 1 row(s)"
-    assert names(table) == ["apple", "banana", "durian"]
+    assert names(table, duck) == ["apple", "banana", "durian"]
     upsert = {
         "operation": "UPSERT",
         "values": {
@@ -161,7 +172,7 @@ def test_delete_and_upsert(table: Any) -> None:
     assert run(table, upsert, "b" * 32) == "inserted 1 row(s)"
     upsert["values"]["qty"] = {"columnType": "NUMBER", "integerValue": 2}
     assert run(table, upsert, "c" * 32) == "updated 1 row(s)"
-    assert names(table, "qty = 2") == ["fig"]
+    assert names(table, duck, "qty = 2") == ["fig"]
 
 
 @pytest.mark.parametrize(
@@ -184,7 +195,9 @@ def test_delete_and_upsert(table: Any) -> None:
         ({"operation": "UPDATE", "recordId": "abc", "values": {}}, "not a record id"),
     ],
 )
-def test_bad_operations_change_nothing(table: Any, op: dict[str, Any], message: str) -> None:
+def test_bad_operations_change_nothing(
+    table: Any, duck: duckdb.DuckDBPyConnection, op: dict[str, Any], message: str
+) -> None:
     with pytest.raises(SvcDbError, match=message):
         run(table, op)
-    assert names(table) == ["apple", "banana", "carrot", "durian"]
+    assert names(table, duck) == ["apple", "banana", "carrot", "durian"]
