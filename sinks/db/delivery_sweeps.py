@@ -13,7 +13,7 @@ from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import cast
 
-from sqlalchemy import Table, and_, bindparam, or_, select, update
+from sqlalchemy import Table, and_, bindparam, exists, or_, select, update
 from sqlalchemy.orm import Session
 
 from core import leases
@@ -28,12 +28,24 @@ _RENEW = (
     .where(_ENTRIES.c.id.in_(bindparam("entry_ids", expanding=True)), _ENTRIES.c.status == PROCESSING)
     .values(lease_until=bindparam("until"))
 )
+# The WHERE clause of take_due.
+_DUE_PROBE = select(
+    exists().where(
+        _ENTRIES.c.status == QUEUED,
+        _ENTRIES.c.dispatched_at.is_(None),
+        _ENTRIES.c.available_at <= bindparam("now"),
+    )
+)
 # Attempts per lease renewal statement: far below every backend's limit on bound values.
 _RENEW_CHUNK = 10_000
 
 
 def take_due(session: Session, now: datetime, limit: int) -> list[DeliveryTask]:
     """Attempts that are due and were never handed to Kafka (retries); marks them dispatched."""
+    # The leader's timer asks twice a second and nearly always finds none: a prebuilt EXISTS answers that
+    # for a fraction of what building and loading the ORM query costs.
+    if not session.connection().execute(_DUE_PROBE, {"now": now}).scalar():
+        return []
     due = list(
         session.scalars(
             select(WebhookExecution)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import bindparam, exists, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from schemas.jobs import JobKind, JobState
@@ -248,10 +248,25 @@ def cancel(session: Session, company_id: str, job_id: str, now: datetime) -> str
     return session.scalar(select(Job.state).where(Job.id == job_id))
 
 
+# The reconciler asks every few seconds and nearly always finds none: a prebuilt EXISTS answers that for a
+# fraction of what the ORM query costs (idle CPU, issue 21).
+_LOST_PROBE = select(
+    exists().where(
+        or_(
+            (Job.state == JobState.QUEUED.value) & (Job.created_at < bindparam("queued_before")),
+            (Job.state == JobState.RUNNING.value) & (Job.heartbeat_at < bindparam("running_before")),
+        )
+    )
+)
+
+
 def lost(session: Session, now: datetime, queued_grace: timedelta, running_grace: timedelta) -> list[str]:
     """Jobs to hand out again: QUEUED for too long (their record may be lost) and RUNNING with a stale
     heartbeat (their worker died; a query is read-only, so running it again is safe). A job that was
     claimed MAX_ATTEMPTS times fails instead."""
+    bounds = {"queued_before": now - queued_grace, "running_before": now - running_grace}
+    if not session.connection().execute(_LOST_PROBE, bounds).scalar():
+        return []
     stale = session.scalars(
         select(Job)
         .where(

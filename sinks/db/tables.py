@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, exists, insert, select, update
 from sqlalchemy.orm import Session
 
 from sinks.db.models import AnalyticsTable, TableGrant, TableWrite, utcnow
@@ -242,7 +242,16 @@ def write_state(session: Session, write_id: str) -> tuple[str, str | None] | Non
     return (row[0], row[1]) if row is not None else None
 
 
+# The reconciler's timer asks every few seconds and nearly always finds none: a prebuilt EXISTS answers that
+# for a fraction of what the ORM query costs (idle CPU, issue 21).
+_STALE_PROBE = select(
+    exists().where(TableWrite.status.in_(_ACTIVE), TableWrite.dispatched_at < bindparam("before"))
+)
+
+
 def stale_writes(session: Session, before: datetime, limit: int) -> list[TableWrite]:
+    if not session.connection().execute(_STALE_PROBE, {"before": before}).scalar():
+        return []
     found = list(
         session.scalars(
             select(TableWrite)
