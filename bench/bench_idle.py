@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from _common import Stack, cpu_seconds, descendants, progress, running_stack
+from bench_webhook_load import stack_settings
 
 TARGET_SHARE = 0.02
 # The settings tests/fixtures give the stacks they start (short fetch wait, quick reconcilers).
@@ -124,17 +125,6 @@ def report(measurement: Measurement, args: argparse.Namespace) -> bool:
                 print(f"    {thread:<20} {thread_share:>7.2%}")
     print(f"  total        {sum(measurement.shares.values()):>11.2%}  {'PASS' if passed else 'FAIL'}")
     return passed
-
-
-def stack_settings(pairs: list[str]) -> dict[str, str]:
-    """`--set SVC_NAME=VALUE` pairs as an environment for the stack under test."""
-    settings: dict[str, str] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.startswith("SVC_"):
-            raise SystemExit(f"--set takes SVC_NAME=VALUE, got {pair!r}")
-        settings[name] = value
-    return settings
 
 
 def _arguments() -> argparse.Namespace:
