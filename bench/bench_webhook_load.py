@@ -176,21 +176,34 @@ class Client(Protocol):
 
 
 def _execution_id(status: int, body: bytes) -> str | None:
-    if status != 202:
+    # 200 too: a duplicate (Idempotency-Key seen before) answers the first delivery's executionId.
+    if status not in (200, 202):
         return None
     value = json.loads(body).get("executionId")
     return str(value) if value else None
 
 
+def idempotency_key(prefix: str, index: int) -> str:
+    """The Idempotency-Key of request ``index`` of a run with ``--key-prefix``: a run with the same prefix
+    and the same rate and times sends the same keys again (duplicates)."""
+    return f"{prefix}-{index:010d}"
+
+
 class HttpxClient:
-    def __init__(self, url: str, path: str, auth: str, connections: int) -> None:
+    def __init__(
+        self, url: str, path: str, auth: str, connections: int, key_prefix: str | None = None
+    ) -> None:
         limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
         self._client = httpx.AsyncClient(base_url=url, limits=limits, timeout=REQUEST_TIMEOUT_SECONDS)
         self._path = path
         self._headers = {"Content-Type": "application/json", **({"Authorization": auth} if auth else {})}
+        self._key_prefix = key_prefix
 
     async def send(self, index: int) -> tuple[int, str | None]:
-        response = await self._client.post(self._path, content=body_for(index), headers=self._headers)
+        headers = self._headers
+        if self._key_prefix is not None:
+            headers = {**headers, "Idempotency-Key": idempotency_key(self._key_prefix, index)}
+        response = await self._client.post(self._path, content=body_for(index), headers=headers)
         return response.status_code, _execution_id(response.status_code, response.content)
 
     async def close(self) -> None:
@@ -205,15 +218,18 @@ class RawClient:
     """HTTP/1.1 with keep-alive over asyncio streams: a fraction of httpx's per-request CPU, so the
     generator stays far from saturation on a machine whose other core runs the server."""
 
-    def __init__(self, url: str, path: str, auth: str, connections: int) -> None:
+    def __init__(
+        self, url: str, path: str, auth: str, connections: int, key_prefix: str | None = None
+    ) -> None:
         parts = urlsplit(url)
         self._host = parts.hostname or "127.0.0.1"
         self._port = parts.port or 80
         auth_line = f"Authorization: {auth}\r\n" if auth else ""
         self._head = (
             f"POST {path} HTTP/1.1\r\nHost: {self._host}:{self._port}\r\n"
-            f"Content-Type: application/json\r\n{auth_line}Content-Length: "
+            f"Content-Type: application/json\r\n{auth_line}"
         ).encode()
+        self._key_prefix = key_prefix
         self._idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
         self._slots = asyncio.Semaphore(connections)
         self._open: set[asyncio.StreamWriter] = set()
@@ -225,7 +241,10 @@ class RawClient:
 
     async def send(self, index: int) -> tuple[int, str | None]:
         body = body_for(index)
-        request = self._head + str(len(body)).encode() + b"\r\n\r\n" + body
+        key = b""
+        if self._key_prefix is not None:
+            key = f"Idempotency-Key: {idempotency_key(self._key_prefix, index)}\r\n".encode()
+        request = self._head + key + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
         async with self._slots:
             reused = bool(self._idle)
             connection = self._idle.pop() if reused else await self._connect()
@@ -364,7 +383,7 @@ async def _closed_loop(client: Client, concurrency: int, warmup: float, seconds:
 
 
 async def _generate(args: argparse.Namespace) -> dict[str, Any]:
-    client: Client = CLIENTS[args.client](args.url, args.path, args.auth, args.connections)
+    client: Client = CLIENTS[args.client](args.url, args.path, args.auth, args.connections, args.key_prefix)
     try:
         if args.closed:
             return await _closed_loop(client, args.connections, args.warmup, args.seconds)
@@ -389,7 +408,16 @@ class Generator:
     out_dir: Path
 
     def run(
-        self, url: str, path: str, auth: str, *, rate: float, warmup: float, seconds: float, closed: bool
+        self,
+        url: str,
+        path: str,
+        auth: str,
+        *,
+        rate: float,
+        warmup: float,
+        seconds: float,
+        closed: bool,
+        key_prefix: str | None = None,
     ) -> dict[str, Any]:
         out = self.out_dir / f"load-{uuid.uuid4().hex}.json"
         command = [
@@ -415,6 +443,7 @@ class Generator:
             "--out",
             str(out),
             *(["--closed"] if closed else []),
+            *(["--key-prefix", key_prefix] if key_prefix is not None else []),
         ]
         done = subprocess.run(command, timeout=warmup + seconds + REQUEST_TIMEOUT_SECONDS + 60, check=False)
         if done.returncode != 0:
@@ -1033,6 +1062,9 @@ def _arguments() -> argparse.Namespace:
     load.add_argument("--warmup", type=float, required=True)
     load.add_argument("--seconds", type=float, required=True)
     load.add_argument("--closed", action="store_true")
+    load.add_argument(
+        "--key-prefix", default=None, help="send an Idempotency-Key per request: PREFIX-<request index>"
+    )
     load.add_argument("--out", required=True)
     return parser.parse_args()
 

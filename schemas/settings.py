@@ -227,8 +227,11 @@ class Settings(BaseSettings):
     public_base_url: str | None = Field(None, pattern=r"^https?://[^/?#@\s]+(/[^?#\s]*)?$")
 
     # Webhook replay (/svc_poweruser/custom-webhooks/replay): replayed executions a company's replays hand to
-    # the handler queue per second, all of them together, so a bulk replay never crowds out live traffic.
+    # the handler queue per second, all of them together, so a bulk replay never crowds out live traffic;
+    # and executions the replay calls of one ingress process record per second, all of them together (a
+    # call records every execution before it answers, in the process that answers live triggers).
     replay_rate_per_second: float = Field(50.0, gt=0, le=10_000)
+    replay_record_rate_per_second: float = Field(250.0, gt=0, le=100_000)
 
     # Tracing of webhook deliveries (core/tracing.py, sinks/telemetry.py): the W3C traceparent always travels
     # (record headers, the handler call, the history's traceId); spans are exported only when this OTLP/HTTP

@@ -73,6 +73,14 @@ def due_now(slot: datetime, now: datetime, window: timedelta) -> bool:
     return slot <= now + window
 
 
+def rest_after(spent_seconds: float, count: int, rate_per_second: float, least: float = 0.0) -> float:
+    """How long a replay call rests after a step that recorded ``count`` executions in ``spent_seconds``, so
+    that its steps record at most ``rate_per_second`` executions a second; never less than ``least``."""
+    if rate_per_second <= 0:
+        raise ValueError("rate_per_second must be positive")
+    return max(least, count / rate_per_second - spent_seconds)
+
+
 def chunked(
     items: Iterable[T], size_of: Callable[[T], int], max_items: int, max_size: int
 ) -> Iterator[list[T]]:

@@ -8,6 +8,12 @@ with its ``replayOf``) before it answers, and paces their hand-over to the handl
 ``SVC_REPLAY_RATE_PER_SECOND`` per company: the slots due now are published here exactly as the trigger
 publishes, the later ones wait in the database for the worker's sweep of due attempts
 (``sinks/db/replays.py``).
+
+Recording is the call's own cost, paid in this process while it answers live triggers, and it writes to
+the database's one write lock as their deliveries do. Back to back (about a thousand a second) it doubled
+the live trigger's p99 while a call ran (bench/bench_replay.py). So the call records in small steps
+(``STEP``), at most ``SVC_REPLAY_RECORD_RATE_PER_SECOND`` executions a second, resting between steps; the
+replay calls of one process take their steps in turn, so together they never record faster.
 """
 
 from __future__ import annotations
@@ -15,13 +21,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 from datetime import UTC, datetime, timedelta
 from functools import partial
 
 from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
-from core.webhooks.replay import Selection, chunked, select_by_ids
+from core.webhooks.replay import Selection, chunked, rest_after, select_by_ids
 from ingress.deps import PoweruserCaller, Svc
 from ingress.errors import ApiError
 from ingress.routes.custom_webhooks import NOT_FOUND, _visible
@@ -40,10 +47,14 @@ from sinks.db.replays import Replay, StoredRequest
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/svc_poweruser/custom-webhooks", tags=["custom webhooks"])
 
-# Stored requests read per step, and the most payload one group commit of replays carries: a replay joins
-# the delivery path's group commits in small units, so live deliveries never wait behind a large one.
-LOAD_CHUNK = 64
+# Stored requests read, re-run and recorded per step, and the most request bytes one group commit of
+# replays stands for: a replay joins the delivery path's group commits in small units, so live deliveries
+# never wait behind a large one.
+STEP = 16
 RECORD_MAX_BYTES = 4 * 1024 * 1024
+# The least rest after a step: on a machine too slow for SVC_REPLAY_RECORD_RATE_PER_SECOND the live
+# triggers queued behind a step still run before the next one.
+LEAST_REST = 0.01
 # How long one call may wait in all for a busy sandbox (scripts of the webhook's current configuration).
 SANDBOX_WAIT_SECONDS = 60.0
 # Slots due within this are published by the call; the worker sweeps due attempts about this often.
@@ -55,6 +66,18 @@ NOT_RECORDED = "Not replayed: recording failed ({}); replay this execution again
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+_TURNS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def _turn() -> asyncio.Lock:
+    """The lock the replay calls on this event loop take their steps under, one step at a time."""
+    loop = asyncio.get_running_loop()
+    lock = _TURNS.get(loop)
+    if lock is None:
+        lock = _TURNS[loop] = asyncio.Lock()
+    return lock
 
 
 def _select(svc: Services, caller: Principal, body: ReplayRequest) -> tuple[TriggerTarget, Selection]:
@@ -121,7 +144,7 @@ class _Run:
                 )
             else:
                 ready.append(Replay(request.execution_id, outcome))
-        for part in chunked(ready, lambda r: len(r.delivery.payload), LOAD_CHUNK, RECORD_MAX_BYTES):
+        for part in chunked(ready, lambda r: len(r.delivery.payload), STEP, RECORD_MAX_BYTES):
             if not await self._record(part):
                 return
 
@@ -161,10 +184,15 @@ async def replay_webhook(body: ReplayRequest, caller: PoweruserCaller, svc: Svc)
     if not target.is_enabled:
         raise ApiError(400, DISABLED)
     run = _Run(svc, target)
-    for first in range(0, len(selection.chosen), LOAD_CHUNK):
+    record_rate = svc.settings.replay_record_rate_per_second
+    for first in range(0, len(selection.chosen), STEP):
         if run.stopped is not None:
             break
-        await run.chunk(selection.chosen[first : first + LOAD_CHUNK])
+        step = selection.chosen[first : first + STEP]
+        async with _turn():
+            began = time.monotonic()
+            await run.chunk(step)
+            await asyncio.sleep(rest_after(time.monotonic() - began, len(step), record_rate, LEAST_REST))
     executions = [
         run.results.get(i) or ReplayedExecution(original_execution_id=i, error=run.stopped or NOT_STORED)
         for i in selection.chosen

@@ -182,7 +182,8 @@ async def rerun(
         target=target,
         http_method=stored.http_method,
         source_ip=stored.source_ip,
-        # As stored: the secret values stay redacted in the new execution's history too.
+        # As stored (the original's payload row is shared): the secret values stay redacted in the new
+        # execution's history too.
         headers_json=stored.headers_json,
         query_json=stored.query_json or json.dumps(query),
         payload=body,
@@ -194,4 +195,5 @@ async def rerun(
         received_at=now,
         filtered=not passed,
         filter_note=note,
+        payload_id=stored.payload_id,
     )

@@ -18,9 +18,9 @@ import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
-from sqlalchemy import Table, and_, delete, exists, select, tuple_
+from sqlalchemy import Table, and_, bindparam, delete, exists, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
@@ -61,16 +61,54 @@ class Duplicate:
     execution_id: str
 
 
+# Built once, bound per delivery: building these per keyed delivery (the conflict clause's ``excluded``
+# alias and the cache key of each new construct) cost the group commit's thread more than running them,
+# and every delivery of the batch waited for it (bench/bench_dedup.py).
+_LOOKUP = select(_DEDUP.c.execution_id).where(
+    _DEDUP.c.webhook_id == bindparam("webhook_id"),
+    _DEDUP.c.dedup_key == bindparam("dedup_key"),
+    _DEDUP.c.company_id == bindparam("company_id"),
+    _DEDUP.c.expires_at > bindparam("seen_at"),
+)
+
+
+def _claim_statement(dialect: Any) -> Any:
+    statement = dialect.insert(_DEDUP).values(
+        webhook_id=bindparam("webhook_id"),
+        dedup_key=bindparam("dedup_key"),
+        company_id=bindparam("company_id"),
+        execution_id=bindparam("execution_id"),
+        seen_at=bindparam("seen_at"),
+        expires_at=bindparam("expires_at"),
+    )
+    fresh = statement.excluded
+    return statement.on_conflict_do_update(
+        index_elements=[_DEDUP.c.webhook_id, _DEDUP.c.dedup_key],
+        set_={
+            "execution_id": fresh.execution_id,
+            "seen_at": fresh.seen_at,
+            "expires_at": fresh.expires_at,
+        },
+        # Only an expired claim of the same company is taken over; a live one refuses the insert.
+        where=and_(_DEDUP.c.expires_at <= bindparam("now"), _DEDUP.c.company_id == fresh.company_id),
+    ).returning(_DEDUP.c.execution_id)
+
+
+_CLAIM = {"postgresql": _claim_statement(postgresql), "sqlite": _claim_statement(sqlite)}
+
+
+def _keys(claim: Claim) -> dict[str, Any]:
+    return {
+        "webhook_id": claim.webhook_id,
+        "dedup_key": claim.key,
+        "company_id": claim.company_id,
+        "seen_at": claim.seen_at,
+    }
+
+
 def lookup(connection: Connection | Session, claim: Claim) -> str | None:
     """The executionId of the live claim of ``claim``'s key on its webhook, if there is one."""
-    found = connection.execute(
-        select(_DEDUP.c.execution_id).where(
-            _DEDUP.c.webhook_id == claim.webhook_id,
-            _DEDUP.c.dedup_key == claim.key,
-            _DEDUP.c.company_id == claim.company_id,
-            _DEDUP.c.expires_at > claim.seen_at,
-        )
-    ).first()
+    found = connection.execute(_LOOKUP, _keys(claim)).first()
     return None if found is None else str(found[0])
 
 
@@ -79,27 +117,12 @@ def take(session: Session, claim: Claim, execution_id: str) -> str | None:
     live claim that holds it."""
     connection = session.connection()
     values = {
-        "webhook_id": claim.webhook_id,
-        "dedup_key": claim.key,
-        "company_id": claim.company_id,
+        **_keys(claim),
         "execution_id": execution_id,
-        "seen_at": claim.seen_at,
         "expires_at": claim.expires_at,
+        "now": claim.seen_at,
     }
-    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
-    statement = dialect.insert(_DEDUP).values(values)
-    fresh = statement.excluded
-    statement = statement.on_conflict_do_update(
-        index_elements=[_DEDUP.c.webhook_id, _DEDUP.c.dedup_key],
-        set_={
-            "execution_id": fresh.execution_id,
-            "seen_at": fresh.seen_at,
-            "expires_at": fresh.expires_at,
-        },
-        # Only an expired claim of the same company is taken over; a live one refuses the insert.
-        where=and_(_DEDUP.c.expires_at <= claim.seen_at, _DEDUP.c.company_id == fresh.company_id),
-    ).returning(_DEDUP.c.execution_id)
-    if connection.execute(statement).first() is not None:
+    if connection.execute(_CLAIM[connection.dialect.name], values).first() is not None:
         return None
     holder = lookup(connection, claim)
     if holder is None:

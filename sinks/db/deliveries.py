@@ -102,6 +102,11 @@ class Delivery:
     filter_note: str | None = None
     # The ingress span's W3C traceparent (core/tracing.py); every attempt keeps it.
     trace_parent: str | None = None
+    # A replay re-sends its original's stored request unchanged: it shares that payload row (the largest of
+    # a delivery's writes) instead of writing a copy.
+    payload_id: str | None = None
+    # QUEUED but not handed to Kafka now: the worker's sweep of due attempts hands it over at this time.
+    hold_until: datetime | None = None
 
 
 def record_delivery(session: Session, delivery: Delivery) -> DeliveryTask:
@@ -112,24 +117,28 @@ def record_delivery(session: Session, delivery: Delivery) -> DeliveryTask:
     commits (``sinks/db/deferred.py``): this runs once per accepted delivery on the trigger's hot path.
     """
     target = delivery.target
-    payload_id, entry_id = credentials.new_id(), credentials.new_id()
+    entry_id = credentials.new_id()
     failed = delivery.transform_error is not None
     ended = failed or delivery.filtered
     status = ExecutionStatus.TRANSFORM_FAILED.value if failed else QUEUED
     if delivery.filtered:
         status = ExecutionStatus.FILTERED.value
-    defer_insert(
-        session,
-        _PAYLOADS,
-        dict(
-            id=payload_id,
-            company_id=target.company_id,
-            webhook_id=target.webhook_id,
-            request_payload=delivery.payload,
-            request_headers=delivery.headers_json,
-            request_query_params=delivery.query_json,
-        ),
-    )
+    payload_id = delivery.payload_id
+    if payload_id is None:
+        payload_id = credentials.new_id()
+        defer_insert(
+            session,
+            _PAYLOADS,
+            dict(
+                id=payload_id,
+                company_id=target.company_id,
+                webhook_id=target.webhook_id,
+                request_payload=delivery.payload,
+                request_headers=delivery.headers_json,
+                request_query_params=delivery.query_json,
+            ),
+        )
+    held = not ended and delivery.hold_until is not None
     defer_insert(
         session,
         _ENTRIES,
@@ -153,8 +162,8 @@ def record_delivery(session: Session, delivery: Delivery) -> DeliveryTask:
             transformed_variables=delivery.variables_json,
             transform_error=delivery.transform_error,
             error_message=delivery.transform_error or delivery.filter_note,
-            available_at=delivery.received_at,
-            dispatched_at=None if ended else delivery.received_at,
+            available_at=delivery.hold_until if held else delivery.received_at,
+            dispatched_at=None if ended or held else delivery.received_at,
             trace_parent=delivery.trace_parent,
         ),
     )

@@ -10,7 +10,14 @@ from itertools import pairwise
 import pytest
 from pydantic import ValidationError
 
-from core.webhooks.replay import chunked, due_now, schedule, select_by_ids, stored_request_part
+from core.webhooks.replay import (
+    chunked,
+    due_now,
+    rest_after,
+    schedule,
+    select_by_ids,
+    stored_request_part,
+)
 from schemas.replay import ReplayRequest
 
 pytestmark = pytest.mark.unit
@@ -112,3 +119,14 @@ def test_null_optional_fields_mean_their_defaults() -> None:
         {"webhookId": "w", "executionIds": ["e"], "dryRun": None, "limit": None}
     )
     assert body.dry_run is False and body.limit == 1_000
+
+
+def test_replay_steps_rest_so_that_they_record_at_most_the_rate() -> None:
+    assert rest_after(0.01, 16, 400.0) == pytest.approx(0.03)  # 16 at 400/s: 40 ms a step, 10 ms spent
+    assert rest_after(0.05, 16, 400.0) == 0.0  # a step slower than the rate rests not at all ...
+    assert rest_after(0.05, 16, 400.0, least=0.01) == 0.01  # ... unless it must rest a little in any case
+    assert rest_after(0.01, 16, 400.0, least=0.01) == pytest.approx(0.03)
+    assert rest_after(0.0, 0, 400.0) == 0.0
+    for bad in (0.0, -1.0):
+        with pytest.raises(ValueError, match="rate_per_second"):
+            rest_after(0.01, 16, bad)
