@@ -26,13 +26,14 @@ from sinks.db.models import Webhook, WebhookExecution
 
 _ENTRIES = cast(Table, WebhookExecution.__table__)
 # The worker's per-delivery moves, compare-and-set on the status, as Core statements built once. A claim
-# moves all of a company's tasks in a batch in one statement (the ids expand into an IN list).
+# moves all of a company's tasks in a batch in one statement (the ids expand into an IN list), found by
+# their primary key (``executions.unindexed``).
 _CLAIM = (
     update(_ENTRIES)
     .where(
         _ENTRIES.c.id.in_(bindparam("entry_ids", expanding=True)),
-        _ENTRIES.c.company_id == bindparam("company"),
-        _ENTRIES.c.status == QUEUED,
+        executions.unindexed(_ENTRIES.c.company_id) == bindparam("company"),
+        executions.unindexed(_ENTRIES.c.status) == QUEUED,
     )
     .values(status=PROCESSING, started_at=bindparam("now"), lease_until=bindparam("lease_until"))
     .returning(_ENTRIES.c.id, _ENTRIES.c.transformed_variables, _ENTRIES.c.trace_parent, _ENTRIES.c.queued_at)
@@ -57,7 +58,10 @@ _RETRY_FIELDS = (
 # PostgreSQL; on SQLite the batch holds the write lock), then one executemany of the compare-and-set.
 _PROCESSING = (
     select(_ENTRIES.c.id, _ENTRIES.c.started_at, *(_ENTRIES.c[name] for name in _RETRY_FIELDS))
-    .where(_ENTRIES.c.id.in_(bindparam("entry_ids", expanding=True)), _ENTRIES.c.status == PROCESSING)
+    .where(
+        _ENTRIES.c.id.in_(bindparam("entry_ids", expanding=True)),
+        executions.unindexed(_ENTRIES.c.status) == PROCESSING,
+    )
     .with_for_update()
 )
 _FINISH = (

@@ -19,13 +19,17 @@ from sqlalchemy.orm import Session
 from core import leases
 from schemas.deliveries import DeliveryTask
 from sinks.db.deliveries import PROCESSING, QUEUED, task_of
+from sinks.db.executions import unindexed
 from sinks.db.models import Webhook, WebhookExecution
 
 _ENTRIES = cast(Table, WebhookExecution.__table__)
 # The acting worker's lease renewal: every attempt it acts on in one statement.
 _RENEW = (
     update(_ENTRIES)
-    .where(_ENTRIES.c.id.in_(bindparam("entry_ids", expanding=True)), _ENTRIES.c.status == PROCESSING)
+    .where(
+        _ENTRIES.c.id.in_(bindparam("entry_ids", expanding=True)),
+        unindexed(_ENTRIES.c.status) == PROCESSING,  # by the ids' own index (executions.unindexed)
+    )
     .values(lease_until=bindparam("until"))
 )
 # The WHERE clause of take_due.

@@ -18,7 +18,6 @@ from typing import cast
 from sqlalchemy import Table, bindparam, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, aliased
-from sqlalchemy.sql.elements import ColumnElement
 
 from core.webhooks.replay import due_now, schedule
 from schemas.deliveries import DeliveryTask
@@ -26,6 +25,7 @@ from schemas.webhooks import ExecutionStatus
 from sinks.db import deliveries
 from sinks.db.deferred import defer_insert
 from sinks.db.deliveries import Delivery
+from sinks.db.executions import unindexed
 from sinks.db.models import ReplayPacer, WebhookExecution, WebhookPayload, WebhookReplay
 
 _REPLAYS = cast(Table, WebhookReplay.__table__)
@@ -40,19 +40,11 @@ def _chunks(ids: Sequence[str]) -> list[Sequence[str]]:
     return [ids[first : first + _IN_CHUNK] for first in range(0, len(ids), _IN_CHUNK)]
 
 
-def _unindexed(column: ColumnElement[str]) -> ColumnElement[str]:
-    """``column || ''``: the same value, in a form no index serves. Without statistics SQLite's planner
-    prefers an equality on the company (or webhook) to a list of execution ids, and so walked the company's
-    whole history for every few ids a replay named (checked with EXPLAIN QUERY PLAN); compared this way,
-    the tenancy stays in the WHERE clause and the ids are looked up by their own index."""
-    return column + ""
-
-
 # The statements a replay runs per step, built once (Core, on the session's connection): building and
 # running them through the ORM cost more than the work they do.
 _RECEIVED = select(_ENTRIES.c.execution_id, _ENTRIES.c.queued_at).where(
-    _unindexed(_ENTRIES.c.company_id) == bindparam("company"),
-    _unindexed(_ENTRIES.c.webhook_id) == bindparam("webhook"),
+    unindexed(_ENTRIES.c.company_id) == bindparam("company"),
+    unindexed(_ENTRIES.c.webhook_id) == bindparam("webhook"),
     _ENTRIES.c.attempt_number == 1,
     _ENTRIES.c.execution_id.in_(bindparam("ids", expanding=True)),
 )
@@ -68,8 +60,8 @@ _STORED = (
     )
     .join(_PAYLOADS, _PAYLOADS.c.id == _ENTRIES.c.payload_id)
     .where(
-        _unindexed(_ENTRIES.c.company_id) == bindparam("company"),
-        _unindexed(_PAYLOADS.c.company_id) == bindparam("company"),
+        unindexed(_ENTRIES.c.company_id) == bindparam("company"),
+        unindexed(_PAYLOADS.c.company_id) == bindparam("company"),
         _ENTRIES.c.attempt_number == 1,
         _ENTRIES.c.execution_id.in_(bindparam("ids", expanding=True)),
     )
