@@ -30,6 +30,7 @@ from schemas.webhooks import ExecutionStatus
 from sinks.db import deliveries
 from sinks.db.deliveries import Delivery
 from sinks.db.models import WebhookDedup, WebhookExecution
+from sinks.db.prepared import Prepared
 
 _DEDUP = cast(Table, WebhookDedup.__table__)
 _ENTRIES = cast(Table, WebhookExecution.__table__)
@@ -63,12 +64,16 @@ class Duplicate:
 
 # Built once, bound per delivery: building these per keyed delivery (the conflict clause's ``excluded``
 # alias and the cache key of each new construct) cost the group commit's thread more than running them,
-# and every delivery of the batch waited for it (bench/bench_dedup.py).
-_LOOKUP = select(_DEDUP.c.execution_id).where(
-    _DEDUP.c.webhook_id == bindparam("webhook_id"),
-    _DEDUP.c.dedup_key == bindparam("dedup_key"),
-    _DEDUP.c.company_id == bindparam("company_id"),
-    _DEDUP.c.expires_at > bindparam("seen_at"),
+# and every delivery of the batch waited for it (bench/bench_dedup.py). They run on the driver's cursor
+# (sinks/db/prepared.py): every keyed trigger runs both, and SQLAlchemy's execution of a statement cost
+# several times what the database spends on it.
+_LOOKUP = Prepared(
+    select(_DEDUP.c.execution_id).where(
+        _DEDUP.c.webhook_id == bindparam("webhook_id"),
+        _DEDUP.c.dedup_key == bindparam("dedup_key"),
+        _DEDUP.c.company_id == bindparam("company_id"),
+        _DEDUP.c.expires_at > bindparam("seen_at"),
+    )
 )
 
 
@@ -94,7 +99,7 @@ def _claim_statement(dialect: Any) -> Any:
     ).returning(_DEDUP.c.execution_id)
 
 
-_CLAIM = {"postgresql": _claim_statement(postgresql), "sqlite": _claim_statement(sqlite)}
+_CLAIM = {"postgresql": Prepared(_claim_statement(postgresql)), "sqlite": Prepared(_claim_statement(sqlite))}
 
 
 def _keys(claim: Claim) -> dict[str, Any]:
@@ -108,8 +113,10 @@ def _keys(claim: Claim) -> dict[str, Any]:
 
 def lookup(connection: Connection | Session, claim: Claim) -> str | None:
     """The executionId of the live claim of ``claim``'s key on its webhook, if there is one."""
-    found = connection.execute(_LOOKUP, _keys(claim)).first()
-    return None if found is None else str(found[0])
+    if isinstance(connection, Session):
+        connection = connection.connection()
+    found = _LOOKUP.rows(connection, _keys(claim))
+    return str(found[0][0]) if found else None
 
 
 def take(session: Session, claim: Claim, execution_id: str) -> str | None:
@@ -122,7 +129,7 @@ def take(session: Session, claim: Claim, execution_id: str) -> str | None:
         "expires_at": claim.expires_at,
         "now": claim.seen_at,
     }
-    if connection.execute(_CLAIM[connection.dialect.name], values).first() is not None:
+    if _CLAIM[connection.dialect.name].rows(connection, values):
         return None
     holder = lookup(connection, claim)
     if holder is None:
