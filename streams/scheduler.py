@@ -30,13 +30,14 @@ from schemas.records import ScheduleTick, UnknownRecord, decode
 from schemas.scheduled_events import RunStatus
 from schemas.settings import Settings
 from schemas.topics import SCHEDULE_TICKS
-from sinks.db import scheduled_events, scheduled_overlap, scheduled_retries, scheduled_runs, scheduled_sweeps
+from sinks.db import scheduled_due, scheduled_retries, scheduled_runs, scheduled_sweeps
 from sinks.db.scheduled_events import Tick
 from sinks.db.scheduled_runs import RunWork
 from streams.app import raw_topic
 from streams.runtime import HandlerRuntime, survive_outage
 from streams.scheduler_actions import act
-from streams.scheduler_dead_letters import publish_dead_letters
+from streams.scheduler_dead_letters import BATCH as DEAD_LETTER_BATCH
+from streams.scheduler_dead_letters import CLAIM_LEASE, publish_claimed
 
 log = logging.getLogger(__name__)
 TICK_INTERVAL_SECONDS = 0.5
@@ -86,50 +87,40 @@ class SchedulerRuntime(HandlerRuntime):
         )
 
     async def fire_due(self) -> None:
+        """One round of the leader's timer, in one transaction (sinks/db/scheduled_due.py): the ticks of the
+        fires and retries coming due and of the buffered runs released, then the dead-letter records owed."""
         await self.ready.wait()
         moment = now()
-        claim = partial(
-            scheduled_events.claim_due,
-            now=moment,
-            # Each event's catchupWindowSeconds: of the fires missed while no worker ran, only the latest one
-            # within it still runs; the others are recorded MISSED.
-            window=None,
-            limit=5000,
-            horizon=moment + LOOKAHEAD,
+        due = await self.committer.run(
+            partial(
+                scheduled_due.take_due,
+                now=moment,
+                horizon=moment + LOOKAHEAD,
+                limit=5000,
+                dead_letter_lease=CLAIM_LEASE,
+                dead_letter_limit=DEAD_LETTER_BATCH,
+            )
         )
-        retries = partial(
-            scheduled_retries.take_due_retries, now=moment, horizon=moment + LOOKAHEAD, limit=5000
-        )
-        # overlapPolicy BUFFER_ONE: a waiting fire starts once its event has nothing else in progress.
-        released = partial(scheduled_overlap.take_released, now=moment, limit=5000)
-        await self.publish(
-            await self.committer.run(claim)
-            + await self.committer.run(retries)
-            + await self.committer.run(released)
-        )
-
-    async def dead_letters(self) -> None:
-        await self.ready.wait()
-        await publish_dead_letters(self.committer, self.publisher)
+        await self.publish(due.ticks)
+        await publish_claimed(self.committer, self.publisher, due.dead_letters)
 
     async def reconcile(self) -> None:
         await self.ready.wait()
         moment, settings = now(), self.settings
         queued_grace = timedelta(seconds=settings.queued_grace_seconds)
-        lost = await self.committer.run(
-            partial(scheduled_sweeps.take_lost, now=moment, grace=queued_grace, limit=500)
-        )
         running_grace = timedelta(
             seconds=self.settings.scheduler_action_timeout_seconds + settings.processing_grace_seconds
         )
         # Time spent waiting for the database does not count, as for deliveries: during an outage no worker
         # can renew its leases, and a run whose lease lapsed only then is late, not lost.
         judged = moment - timedelta(seconds=self.outages.lag())
-        abandoned = await self.committer.run(
+        lost, abandoned = await self.committer.run(
             partial(
-                scheduled_sweeps.take_abandoned,
-                now=judged,
-                grace=running_grace,
+                scheduled_sweeps.take_stray,
+                now=moment,
+                queued_grace=queued_grace,
+                judged=judged,
+                running_grace=running_grace,
                 limit=500,
                 acting=frozenset(run_id for run_id, _attempt in self.acting.renewable(moment)),
             )
@@ -252,13 +243,10 @@ def register(app: faust.App, settings: Settings) -> None:
             if ticks:
                 await runtime.start_runs(ticks)
 
+    # Fires, retries, released buffered runs and dead letters: one round, one transaction.
     @app.timer(interval=TICK_INTERVAL_SECONDS, on_leader=True)  # type: ignore[untyped-decorator]
     async def fire_due_events() -> None:
         await survive_outage(runtime.fire_due, "fire due events")
-
-    @app.timer(interval=TICK_INTERVAL_SECONDS, on_leader=True)  # type: ignore[untyped-decorator]
-    async def publish_scheduled_dead_letters() -> None:
-        await survive_outage(runtime.dead_letters, "publish scheduled dead letters")
 
     @app.timer(interval=settings.reconcile_interval_seconds, on_leader=True)  # type: ignore[untyped-decorator]
     async def reconcile_scheduled_runs() -> None:

@@ -1,12 +1,13 @@
 """Publishing the dead-letter records of scheduled runs that ended FAILED (deadLetterConfig), on the leader's
-timer: claim the owed ones in the DB, publish them to ``svc.scheduled.dead-letter`` keyed by runId, then
-clear them (sinks/db/scheduled_retries.py explains the claim and why this is at least once)."""
+timer: its round claims the owed ones in the DB (sinks/db/scheduled_due.py), then they are published to
+``svc.scheduled.dead-letter`` keyed by runId and cleared (sinks/db/scheduled_retries.py explains the claim
+and why this is at least once)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from functools import partial
 
 from sinks.db import scheduled_retries
@@ -19,11 +20,10 @@ CLAIM_LEASE = timedelta(seconds=30)
 BATCH = 500
 
 
-async def publish_dead_letters(committer: GroupCommitter, publisher: Publisher) -> int:
-    """One round; how many records it published."""
-    owed = await committer.run(
-        partial(scheduled_retries.take_dead_letters, now=datetime.now(UTC), lease=CLAIM_LEASE, limit=BATCH)
-    )
+async def publish_claimed(
+    committer: GroupCommitter, publisher: Publisher, owed: list[scheduled_retries.OwedDeadLetter]
+) -> int:
+    """Publish the records a round claimed, then clear them; how many it published."""
     if not owed:
         return 0
     # A failed send leaves every claim of the round in place: the round after the lease publishes them.

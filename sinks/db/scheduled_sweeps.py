@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import datetime, timedelta
+from typing import cast
 
-from sqlalchemy import and_, or_, select, tuple_, update
+from sqlalchemy import Table, and_, bindparam, exists, or_, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from core import leases
@@ -27,6 +28,19 @@ MAX_ATTEMPTS = 3
 # Runs per lease renewal statement (two bound values each): far below every backend's limit on them.
 _RENEW_CHUNK = 5000
 LOST_WORKER = "The worker running this event stopped before it finished"
+_RUNS = cast(Table, ScheduledEventRun.__table__)
+# Built once, for the reconciler's round (``take_stray``): the WHERE clauses of take_lost and take_abandoned
+# (without its ``acting`` exclusion, so it never hides work).
+_STRAY_PROBE = select(
+    exists().where(_RUNS.c.status == QUEUED, _RUNS.c.dispatched_at < bindparam("lost_before")),
+    exists().where(
+        _RUNS.c.status == RUNNING,
+        or_(
+            _RUNS.c.lease_until < bindparam("judged"),
+            and_(_RUNS.c.lease_until.is_(None), _RUNS.c.started_at < bindparam("started_before")),
+        ),
+    ),
+)
 
 
 def renew_leases(session: Session, held: list[tuple[str, int]], until: datetime) -> int:
@@ -103,3 +117,29 @@ def take_abandoned(
         run.status, run.attempt, run.started_at, run.dispatched_at = QUEUED, run.attempt + 1, None, now
         again.append(_tick(run))
     return again
+
+
+def take_stray(
+    session: Session,
+    now: datetime,
+    queued_grace: timedelta,
+    judged: datetime,
+    running_grace: timedelta,
+    limit: int,
+    acting: Collection[str] = (),
+) -> tuple[list[Tick], list[Tick]]:
+    """The reconciler's round in one unit of work: ``take_lost`` at ``now`` and ``take_abandoned`` at
+    ``judged``, each only when one prebuilt statement finds it has work (a round nearly always finds none).
+    Returns (lost, abandoned)."""
+    lost, abandoned = (
+        session.connection()
+        .execute(
+            _STRAY_PROBE,
+            {"lost_before": now - queued_grace, "judged": judged, "started_before": judged - running_grace},
+        )
+        .one()
+    )
+    return (
+        take_lost(session, now, queued_grace, limit) if lost else [],
+        take_abandoned(session, judged, running_grace, limit, acting) if abandoned else [],
+    )
