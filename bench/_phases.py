@@ -13,7 +13,7 @@ import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,52 +126,18 @@ def run_phase(
 
 
 class Stream:
-    """An open-loop phase in the background (a thread waits for the generator's process)."""
+    """An open-loop phase in the background: ``run`` (a generator's call, its arguments bound) in a thread
+    that waits for the generator's process."""
 
-    def __init__(
-        self,
-        generator: Generator,
-        url: str,
-        path: str,
-        auth: str,
-        *,
-        rate: float,
-        warmup: float,
-        seconds: float,
-        key_prefix: str | None = None,
-    ) -> None:
+    def __init__(self, run: Callable[[], dict[str, Any]]) -> None:
         self._result: dict[str, Any] = {}
         self._failure: BaseException | None = None
-        self._thread = threading.Thread(
-            target=self._run,
-            args=(generator, url, path, auth, rate, warmup, seconds, key_prefix),
-            name="open-loop-stream",
-            daemon=True,
-        )
+        self._thread = threading.Thread(target=self._run, args=(run,), name="open-loop-stream", daemon=True)
         self._thread.start()
 
-    def _run(
-        self,
-        generator: Generator,
-        url: str,
-        path: str,
-        auth: str,
-        rate: float,
-        warmup: float,
-        seconds: float,
-        key_prefix: str | None,
-    ) -> None:
+    def _run(self, run: Callable[[], dict[str, Any]]) -> None:
         try:
-            self._result = generator.run(
-                url,
-                path,
-                auth,
-                rate=rate,
-                warmup=warmup,
-                seconds=seconds,
-                closed=False,
-                key_prefix=key_prefix,
-            )
+            self._result = run()
         except BaseException as exc:
             self._failure = exc
 

@@ -38,6 +38,7 @@ the machine's load average, which is printed.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -285,7 +286,8 @@ def live_stream(
 ) -> tuple[Stream, float]:
     """The live stream in the background, and the wall time its measured part begins."""
     before = trigger_histogram(stack.metrics_url).get("count", 0.0)
-    stream = Stream(generator, stack.url, path, key, rate=rate, warmup=WARMUP_SECONDS, seconds=seconds)
+    run = functools.partial(generator.run, stack.url, path, key, rate=rate, warmup=WARMUP_SECONDS)
+    stream = Stream(functools.partial(run, seconds=seconds, closed=False))
     return stream, wait_first_request(stack.metrics_url, before) + WARMUP_SECONDS
 
 
