@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from sqlalchemy import Table, func, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import InstrumentedAttribute, Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from schemas.webhooks import ExecutionStatus
@@ -16,7 +16,7 @@ from sinks.db.deferred import at_commit, gathered
 from sinks.db.models import WebhookExecution, WebhookExecutionCount, WebhookPayload
 
 
-def unindexed(column: ColumnElement[str]) -> ColumnElement[str]:
+def unindexed(column: ColumnElement[str] | InstrumentedAttribute[str]) -> ColumnElement[str]:
     """``column || ''``: the same value, in a form no index serves. Without statistics SQLite's planner
     prefers an equality on the company, the webhook or the status to a list of ids, and so walked a
     company's whole history for every few ids a statement named: the worker's claim of a batch of attempts

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from schemas.scheduled_actions import ActionType
 from schemas.scheduled_events import RunStatus
 from sinks.db import scheduled_controls, scheduled_overlap, scheduled_retries
+from sinks.db.executions import unindexed
 from sinks.db.models import HandlerResource, ScheduledEvent, ScheduledEventRun
 
 log = logging.getLogger(__name__)
@@ -77,7 +78,9 @@ def claim_runs(
             update(ScheduledEventRun)
             .where(
                 ScheduledEventRun.id.in_(run_ids),
-                ScheduledEventRun.status == QUEUED,
+                # By the runs' primary key, not the status index (which SQLite's planner, without
+                # statistics, preferred: it walked every QUEUED run for each claim; executions.unindexed).
+                unindexed(ScheduledEventRun.status) == QUEUED,
                 # A retry waits for its time: a stale tick of the run does not start it early.
                 or_(ScheduledEventRun.retry_at.is_(None), ScheduledEventRun.retry_at <= now + _RETRY_SLACK),
             )
