@@ -28,6 +28,7 @@ from typing import Any
 
 import httpx
 from _common import Stack, cpu_seconds, descendants, progress, running_stack
+from _phases import wait_first_request
 from bench_webhook_load import (
     TRIGGER,
     Generator,
@@ -245,16 +246,6 @@ def phase_of(
     return Phase(name, step, max(latencies, default=0.0), shares)
 
 
-def wait_first_trigger(metrics_url: str, before: float, timeout: float = 60) -> float:
-    """The wall time the generator's first request reached the ingress (its trigger count moved)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if trigger_histogram(metrics_url).get("count", 0.0) > before:
-            return time.time()
-        time.sleep(0.05)
-    raise RuntimeError(f"the load generator sent nothing within {timeout:.0f} s")
-
-
 def sleep_until(wall: float) -> None:
     time.sleep(max(0.0, wall - time.time()))
 
@@ -303,7 +294,7 @@ def measure(args: argparse.Namespace, tmp: Path) -> Outcome:
         count_before = trigger_histogram(stack.metrics_url).get("count", 0.0)
         victim = threading.Thread(target=drive, name="victim", daemon=True)
         victim.start()
-        first = wait_first_trigger(stack.metrics_url, count_before)
+        first = wait_first_request(stack.metrics_url, count_before)
         alone_at = first + args.warmup
         attack_at = alone_at + args.seconds
         attack_end = attack_at + args.seconds
