@@ -43,7 +43,8 @@ def test_a_query_within_the_limits_but_over_the_cpu_budget_is_refused(
     assert body["errors"] == [f"The query is too complex to analyse within {TIGHT_CPU_MS} ms"]
     assert body["hint"]
     assert seconds < 15
-    # The company is not locked out: its next, ordinary query is analysed.
-    fine = attacker.analytics("estimate", wide, {"sql": "SELECT c1, count(*) AS n FROM wide GROUP BY c1"})
+    # The company is not locked out: its next query, a small one (well within the budget even on a loaded
+    # machine, in the new worker that replaced the one the deadline ended), is analysed.
+    fine = attacker.analytics("estimate", wide, {"sql": "SELECT c1 FROM wide"})
     assert fine.status_code == 200, fine.text
     assert fine.json()["referencedTables"] == ["wide"]
