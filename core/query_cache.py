@@ -1,12 +1,14 @@
 """The result cache's key: what makes two query jobs' results the same (BigQuery's cached results).
 
 A result is a function of the DuckDB SQL the worker runs, of what each view reads (table, snapshot, the
-caller's visible columns and row filter) and of the limits that cut the result off. The key is a digest of
-exactly that plan, so:
+caller's visible columns and their types, row filter) and of the limits that cut the result off. The key is a
+digest of exactly that plan, so:
 
 - a caller with another effective policy (row filter, hidden columns, masking) has another plan and never
   meets another policy's result: the policy is part of the compiled plan, not compared afterwards;
 - any commit to a referenced table is a new snapshot id, hence a new key, by construction;
+- a schema change (a column added, or widened: the result's column types change, the snapshot does not) is a
+  new key too, since the views' column names and types are part of it;
 - a result cut off by ``maxRows`` (or the result-size limit) answers only the same limits.
 
 Each view carries the snapshot it reads as planned (``ViewPlan.read_snapshot_id``: the time-travel snapshot,
@@ -23,11 +25,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from schemas.jobs import QueryPlan
 
-KEY_VERSION = 1
+KEY_VERSION = 2
 """Part of every key: a change to what a plan means (or to this digest) starts a new key space."""
 
 # DuckDB spellings of the allowed functions whose value depends on when the query runs (sqlglot writes Trino's
@@ -45,11 +48,13 @@ def depends_on_the_moment(sql: str) -> bool:
     return _MOMENT.search(sql) is not None
 
 
-def key_material(plan: QueryPlan, reveal: bool) -> list[Any]:
+def key_material(plan: QueryPlan, reveal: bool, column_types: Sequence[Sequence[str]]) -> list[Any]:
     """Everything of ``plan`` that shapes its result, in a fixed order (the run-time limit does not: a job
-    that succeeded computed the same rows whatever its limit)."""
+    that succeeded computed the same rows whatever its limit). ``column_types``: per view, in the plan's
+    order, the type of each column the caller sees (the plan names them only)."""
     return [
         KEY_VERSION,
+        [list(types) for types in column_types],
         plan.sql,
         [
             [
@@ -71,10 +76,10 @@ def key_material(plan: QueryPlan, reveal: bool) -> list[Any]:
     ]
 
 
-def cache_key(plan: QueryPlan, reveal: bool) -> str | None:
+def cache_key(plan: QueryPlan, reveal: bool, column_types: Sequence[Sequence[str]]) -> str | None:
     """SHA-256 (hex) of the plan's result-shaping parts; None when the query may not be cached."""
     texts = [plan.sql, *(view.row_filter or "" for view in plan.views)]
     if any(depends_on_the_moment(text) for text in texts):
         return None
-    material = json.dumps(key_material(plan, reveal), separators=(",", ":"), sort_keys=True)
+    material = json.dumps(key_material(plan, reveal, column_types), separators=(",", ":"), sort_keys=True)
     return hashlib.sha256(material.encode()).hexdigest()

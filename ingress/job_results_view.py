@@ -4,6 +4,7 @@ first that the caller's current grant lets them read the job's output (``job_acc
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,11 +12,15 @@ from ingress.analytics_errors import analytics_error
 from ingress.errors import ApiError
 from ingress.job_access import Reader, check_output
 from ingress.job_views import result_columns_of, revealable
+from ingress.preview_memo import PreviewKey, encode, remembered_preview
 from ingress.state import Services
 from schemas.admin import Principal
 from schemas.jobs import PREVIEW_ROWS, JobState
 from sinks.db.models import Job
-from sinks.job_results import read_rows, render, wire_columns
+from sinks.iceberg.exceptions import StorageUnavailable
+from sinks.job_results import ResultGone, read_rows, render, wire_columns
+
+log = logging.getLogger(__name__)
 
 
 def available(job: Job) -> str:
@@ -45,10 +50,38 @@ def page_of(
     return wire_columns(stored, allowed, reveal), rows, allowed
 
 
-def preview_of(svc: Services, caller: Principal, job: Job, reveal: bool) -> dict[str, Any]:
-    columns, rows, _ = page_of(svc, caller, job, 0, PREVIEW_ROWS, reveal)
+def preview_text(svc: Services, caller: Principal, job: Job, reveal: bool) -> bytes:
+    """The /query preview (the first rows of the result) as JSON text, checked like every read of the job's
+    output; rendered and encoded once per result and way of showing its masked columns in this process
+    (``ingress/preview_memo.py``)."""
+    stored = result_columns_of(job)
+    with svc.sessions() as session:
+        check_output(session, Reader.of(caller), job)
+        allowed = revealable(session, caller, stored)
+    key = available(job)
     total = job.result_row_count or 0
-    return {"columns": columns, "rows": rows, "totalRows": total, "truncated": job.truncated}
+
+    def render_preview() -> dict[str, Any]:
+        table = read_rows(svc.store, key, 0, PREVIEW_ROWS)
+        rows = render(table, stored, allowed, reveal, svc.masker.decryptor(job.company_id))
+        columns = wire_columns(stored, allowed, reveal)
+        return {"columns": columns, "rows": rows, "totalRows": total, "truncated": job.truncated}
+
+    if reveal and any(allowed.values()):  # plaintext of masked values is never kept
+        return encode(render_preview())
+    kept = (job.result_columns_json or "", total, job.truncated)
+    return remembered_preview(PreviewKey.of(job.company_id, key, kept, reveal, allowed), render_preview)
+
+
+def preview_or_none(svc: Services, caller: Principal, job: Job, reveal: bool) -> bytes | None:
+    """The /query preview of a SUCCEEDED job as JSON text, or None when the result store fails the read:
+    the job ran and its answer stands; its result is read again through /job-results, which answers 503 (or
+    404) itself. A store failure here must not read as "nothing was done"."""
+    try:
+        return preview_text(svc, caller, job, reveal)
+    except (StorageUnavailable, ResultGone):
+        log.warning("the preview of a finished query could not be read", extra={"job_id": job.id})
+        return None
 
 
 def check_reveal_pair(row: int | None, column: str | None) -> None:

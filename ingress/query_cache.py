@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.orm import Session
 
+from core.bounded_memo import BoundedMemo, MemoBounds
 from ingress.query_requests import RequestKey
 from ingress.state import Services
 from schemas.admin import Principal
@@ -26,17 +27,38 @@ MIN_LIFETIME_LEFT = timedelta(hours=24)
 so a job answered from the cache can be read for a day at least: the job shares the result's expiry."""
 
 
+SOURCES_BOUNDS = MemoBounds(entries=4096, total_bytes=4096 * 256, entry_bytes=256)
+"""Which job answered a key last, per ingress process: 4,096 keys (about 1 MiB of ids at most)."""
+
+_sources: BoundedMemo[tuple[str, str], str] = BoundedMemo(SOURCES_BOUNDS)
+
+
 def cached_result(svc: Services, company_id: str, key: str) -> Job | None:
-    """The company's earlier job whose result answers ``key``, detached from its session; None on a miss."""
+    """The company's earlier job whose result answers ``key``, detached from its session; None on a miss.
+
+    Every answer from the cache is a job of the key too, so the look by key reads more jobs the more often a
+    result has answered. The job that answered a key last is remembered by id and read again by primary key,
+    with every condition of the look by key, so the memo only saves the search: a job that no longer
+    answers (expired, or near its expiry) is forgotten and the key looked up afresh."""
+    fresh_until = datetime.now(UTC) + MIN_LIFETIME_LEFT
+    memo_key = (company_id, key)
     with svc.sessions() as session:
-        found = query_cache.cached_result(session, company_id, key, datetime.now(UTC) + MIN_LIFETIME_LEFT)
+        known = _sources.get(memo_key)
+        found = None
+        if known is not None:
+            found = query_cache.cached_result_of(session, known, company_id, key, fresh_until)
+        if found is None:
+            found = query_cache.cached_result(session, company_id, key, fresh_until)
+            if found is None:
+                _sources.discard(memo_key)
+            else:
+                _sources.put(memo_key, found.id, len(company_id) + len(key) + len(found.id))
         if found is not None:
             session.expunge(found)
         return found
 
 
-def record_hit(
-    session: Session,
+def hit_view(
     *,
     job_id: str,
     caller: Principal,
@@ -49,10 +71,10 @@ def record_hit(
     plan: str,
     policy: str,
     cache_key: str,
-) -> str:
-    """The caller's new job answered by ``source``'s result (see ``sinks/db/query_cache.create_hit``)."""
-    return query_cache.create_hit(
-        session,
+) -> Job:
+    """The caller's new job answered by ``source``'s result (``sinks/db/query_cache.hit_job``), in no
+    session: what :func:`record_hit` records, and what the call answers with."""
+    return query_cache.hit_job(
         job_id=job_id,
         source=source,
         created_by=caller.user_id,
@@ -66,6 +88,10 @@ def record_hit(
         request_id=None if request is None else request.request_id,
         request_digest=None if request is None else request.digest,
     )
+
+
+def record_hit(session: Session, hit: Job) -> str:
+    return query_cache.create_hit(session, hit)
 
 
 def cache_hit(job: Job | None) -> bool:

@@ -31,6 +31,9 @@ from sinks.iceberg import snapshots
 from sinks.iceberg.read_cache import TableReads
 from sinks.table_reads import duckdb_predicate
 
+Known = tuple[AnalyticsTable, tables.TableAccess] | None
+"""A table and the caller's access to it, read already in the planning session."""
+
 _SYSTEM = (
     QueryColumn(LOAD_ID_COLUMN, ColumnType(ColumnKind.STRING)),
     QueryColumn(RECORD_ID_COLUMN, ColumnType(ColumnKind.LONG)),
@@ -87,6 +90,11 @@ class Planned:
         found = (self.resolved[name] for name in self.compiled.tables)
         return {r.table.id: table_policy(r.table, r.access) for r in found}
 
+    def column_types(self) -> list[list[str]]:
+        """Per view, in the plan's order, the type of each column the caller sees: a widened column changes
+        the result's column types but neither the plan nor the snapshot (``core/query_cache.py``)."""
+        return [[c["type"] for c in self.readings[key].visible] for key in self.compiled.refs]
+
     def partition_hint(self) -> str:
         parts = []
         for name in self.compiled.tables:
@@ -111,16 +119,23 @@ def parse(sql: str, caller: Principal, analysis: SqlAnalysis) -> tuple[TableRef,
         raise sql_error(error) from error
 
 
-def resolve(session: Session, caller: Principal, names: tuple[str, ...]) -> dict[str, Resolved]:
-    """The tables by SQL name as the caller may read them; unknown and unreadable read the same."""
+def resolve(
+    session: Session, caller: Principal, names: tuple[str, ...], known: Known = None
+) -> dict[str, Resolved]:
+    """The tables by SQL name as the caller may read them; unknown and unreadable read the same. ``known``:
+    a table and the caller's access to it, read already in this session (the call's resource table)."""
     found: dict[str, Resolved] = {}
     for name in names:
-        table = tables.by_sql_name(session, caller.company_id, name)
-        access = (
-            tables.access(session, caller.company_id, caller.user_id, caller.is_admin, table.id)
-            if table is not None
-            else tables.NO_ACCESS
-        )
+        table: AnalyticsTable | None
+        if known is not None and known[0].sql_name == name:
+            table, access = known
+        else:
+            table = tables.by_sql_name(session, caller.company_id, name)
+            access = (
+                tables.access(session, caller.company_id, caller.user_id, caller.is_admin, table.id)
+                if table is not None
+                else tables.NO_ACCESS
+            )
         if table is None or not access.allows("READ"):
             raise analytics_error("UNKNOWN_TABLE", f'Table "{name}" does not exist or you cannot read it')
         visible = [c for c in json.loads(table.columns_json) if c["name"] not in access.hidden_columns]
@@ -151,9 +166,16 @@ def read_as_of(reads: TableReads, ref: TableRef, found: Resolved, now: datetime)
     return Reading(ref, found, snapshot_id, snapshots.columns_at(handle, snapshot_id))
 
 
-def plan(session: Session, reads: TableReads, caller: Principal, sql: str, analysis: SqlAnalysis) -> Planned:
+def plan(
+    session: Session,
+    reads: TableReads,
+    caller: Principal,
+    sql: str,
+    analysis: SqlAnalysis,
+    known: Known = None,
+) -> Planned:
     refs = parse(sql, caller, analysis)
-    resolved = resolve(session, caller, tuple(dict.fromkeys(ref.name for ref in refs)))
+    resolved = resolve(session, caller, tuple(dict.fromkeys(ref.name for ref in refs)), known)
     now = datetime.now(UTC)
     readings = {ref.key: read_as_of(reads, ref, resolved[ref.name], now) for ref in refs}
     shapes = tuple((key, query_table(reading)) for key, reading in readings.items())

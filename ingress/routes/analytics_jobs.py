@@ -9,23 +9,21 @@ from __future__ import annotations
 
 import base64
 import binascii
-import logging
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 
-from core import policy
 from core.request_ids import WINDOW
 from ingress import job_views
 from ingress.analytics_errors import analytics_error, check_row_count
 from ingress.deps import ClientCaller, DbSession, Svc
 from ingress.handoff import hand_off
 from ingress.job_access import JobOutput, OutputAccess, Reader
-from ingress.job_results_view import preview_of
+from ingress.job_results_view import preview_or_none
 from ingress.job_views import (
     cancel_job,
     readable_tables,
@@ -33,7 +31,8 @@ from ingress.job_views import (
     wait_for,
     wait_until_ended,
 )
-from ingress.query_cache import cache_hit, record_hit
+from ingress.preview_memo import answer_text, encode
+from ingress.query_cache import cache_hit, hit_view, record_hit
 from ingress.query_requests import RequestKey, earlier_job
 from ingress.routes.analytics import ResourceId, check_resource, readable
 from ingress.routes.query_admission import plan_query, prepare, remaining_today
@@ -53,10 +52,7 @@ from schemas.jobs import JobRequest as CancelRequest
 from schemas.records import AnalyticsJobRef
 from sinks.db import jobs
 from sinks.db.models import Job
-from sinks.iceberg.exceptions import StorageUnavailable
-from sinks.job_results import ResultGone
 
-log = logging.getLogger(__name__)
 # Retry-After of a call refused because the company's concurrent-query slots are taken.
 QUERY_SLOT_RETRY_SECONDS = 2
 
@@ -106,22 +102,18 @@ async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id:
         earlier = await run_in_threadpool(_find_earlier, svc, caller, body.table_id, key)
         if earlier is not None:
             return await _answer(svc, caller, body, earlier.id, earlier.bytes_scanned, again=True)
-    planned, job_plan, result_key, earlier_result = await run_in_threadpool(prepare, svc, caller, body)
     job_id = new_id()
+    admitted = await run_in_threadpool(prepare, svc, caller, body, job_id, key)
+    estimated = admitted.planned.estimated_bytes
     created = partial(
         _create,
         job_id=job_id,
         caller=caller,
         request=key,
-        table_id=body.table_id,
-        table_ids=planned.table_ids,
-        sql=body.sql,
-        plan=job_plan.model_dump_json(),
-        policy=policy.dumps(planned.runner_policy()),
-        cache_key=result_key,
         limit=svc.settings.query_max_concurrent,
-        bytes_scanned=planned.estimated_bytes,
-        cached=earlier_result,
+        bytes_scanned=estimated,
+        cached=admitted.source,
+        **admitted.job.kwargs(),
     )
     try:
         stored = await svc.committer.run(created)
@@ -134,19 +126,33 @@ async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id:
             raise
         return await _answer(svc, caller, body, earlier.id, earlier.bytes_scanned, again=True)
     if stored != job_id:  # a duplicate in the same commit batch created it first
-        return await _answer(svc, caller, body, stored, planned.estimated_bytes, again=True)
-    if earlier_result is not None:  # SUCCEEDED already: nothing to run
-        return await _answer(svc, caller, body, job_id, 0, again=True)
+        return await _answer(svc, caller, body, stored, estimated, again=True)
+    if admitted.hit is not None:  # answered from the cache: SUCCEEDED as recorded, its preview read already
+        return _json(answer_text(_summary(job_id, admitted.hit, 0), admitted.preview))
     await hand_off(svc.publisher, AnalyticsJobRef(job_id=job_id), key=job_id)
-    return await _answer(svc, caller, body, job_id, planned.estimated_bytes, again=False)
+    return await _answer(svc, caller, body, job_id, estimated, again=False)
 
 
 async def _answer(
     svc: Services, caller: Principal, body: QueryRequest, job_id: str, bytes_scanned: int, *, again: bool
-) -> dict[str, Any]:
+) -> Response:
     """/query's answer for the job; ``again``: an earlier submission's job, whose state is read even
     without ``waitMs`` (a new job is QUEUED)."""
     job = await wait_for(svc, caller.company_id, job_id, body.wait_ms) if body.wait_ms or again else None
+    answer = _summary(job_id, job, bytes_scanned)
+    if job is None or job.state != JobState.SUCCEEDED.value:
+        return _json(encode(answer))
+    preview = await run_in_threadpool(preview_or_none, svc, caller, job, body.reveal)
+    return _json(answer_text(answer, preview))
+
+
+def _json(text: bytes) -> Response:
+    """An answer written already (a preview is kept as JSON text and spliced in: ``ingress/preview_memo``)."""
+    return Response(text, media_type="application/json")
+
+
+def _summary(job_id: str, job: Job | None, bytes_scanned: int) -> dict[str, Any]:
+    """/query's answer but the preview; ``job`` None: not read (QUEUED)."""
     answer: dict[str, Any] = {
         "jobId": job_id,
         "state": JobState.QUEUED.value if job is None else job.state,
@@ -158,14 +164,6 @@ async def _answer(
     }
     if job is not None and job.error_code:
         answer["error"] = {"errorCode": job.error_code, "message": job.error_message, "hint": job.error_hint}
-    if job is not None and job.state == JobState.SUCCEEDED.value:
-        try:
-            answer["preview"] = await run_in_threadpool(preview_of, svc, caller, job, body.reveal)
-        except (StorageUnavailable, ResultGone):
-            # The job ran and its answer stands; its result is read again through /job-results, which
-            # answers 503 (or 404) itself. A store failure here must not read as "nothing was done".
-            log.warning("the preview of a finished query could not be read", extra={"job_id": job_id})
-            answer["preview"] = None
     return answer
 
 
@@ -191,9 +189,8 @@ def _create(
             jobs.release_request_id(
                 session, caller.company_id, caller.user_id, request.request_id, now - WINDOW
             )
-        return record_hit(
-            session, job_id=job_id, caller=caller, source=cached, request=request, now=now, **fields
-        )
+        hit = hit_view(job_id=job_id, caller=caller, source=cached, request=request, now=now, **fields)
+        return record_hit(session, hit)
     if jobs.active_queries(session, caller.company_id) >= limit:
         # On PostgreSQL a duplicate may have committed since the look above, taking the last slot itself.
         earlier = None if request is None else earlier_job(session, caller, request, now)

@@ -4,25 +4,30 @@ from the cache scans nothing, so only a malformed maxBytesScanned refuses it).""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
+from typing import Any
 
+from core import policy
 from core.query_cache import cache_key
 from ingress.analytics_errors import analytics_error
-from ingress.query_cache import cached_result
+from ingress.job_results_view import preview_or_none
+from ingress.query_cache import cached_result, hit_view
 from ingress.query_planning import Planned, plan, query_plan
+from ingress.query_requests import RequestKey
 from ingress.routes.analytics import readable
 from ingress.sql_analysis import SqlAnalysis
 from ingress.state import Services
 from schemas.admin import Principal
-from schemas.jobs import QueryPlan, QueryRequest
+from schemas.jobs import QueryRequest
 from sinks.db import jobs
 from sinks.db.models import Job
 
 
 def plan_query(svc: Services, caller: Principal, table_id: str, sql: str) -> Planned:
     with svc.sessions() as session:
-        readable(session, caller, table_id)
-        return plan(session, svc.reads, caller, sql, SqlAnalysis.of(svc.settings))
+        known = readable(session, caller, table_id)
+        return plan(session, svc.reads, caller, sql, SqlAnalysis.of(svc.settings), known)
 
 
 def remaining_today(svc: Services, company_id: str) -> int:
@@ -32,13 +37,42 @@ def remaining_today(svc: Services, company_id: str) -> int:
     return max(0, svc.settings.query_daily_bytes_scanned - used)
 
 
+@dataclass(frozen=True)
+class JobFields:
+    """What a /query job is recorded with, besides its id, its caller and its request."""
+
+    table_id: str
+    table_ids: list[str]
+    sql: str
+    plan: str
+    policy: str  # the caller's effective policy on every table read (``core.policy`` JSON)
+    cache_key: str | None
+
+    def kwargs(self) -> dict[str, Any]:
+        return {field.name: getattr(self, field.name) for field in fields(self)}
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """A query admitted for its caller: its plan and its job's fields. When the result cache answers it:
+    the earlier job whose result does (``source``), the caller's new job as it is to be recorded (``hit``)
+    and that job's preview (None when the result store failed the read)."""
+
+    planned: Planned
+    job: JobFields
+    source: Job | None = None
+    hit: Job | None = None
+    preview: bytes | None = None  # JSON text
+
+
 def prepare(
-    svc: Services, caller: Principal, body: QueryRequest
-) -> tuple[Planned, QueryPlan, str | None, Job | None]:
-    """The plan, the job's plan, its result-cache key and the earlier job whose result answers it (None:
-    the query runs, within the plan's limits). One worker-thread hop for all of it. An answer from the
+    svc: Services, caller: Principal, body: QueryRequest, job_id: str, request: RequestKey | None
+) -> Admitted:
+    """The plan, the job's fields and, when the cache answers, the answer (see :class:`Admitted`); else
+    the query runs, within the plan's limits. One worker-thread hop for all of it. An answer from the
     cache scans nothing, so the scan limits do not apply to it (a maxBytesScanned over the plan's limit is
-    still refused: the request itself is wrong)."""
+    still refused: the request itself is wrong). The answer's preview is read in the same hop, as every read
+    of a job's output is: under the caller's grant of now, checked against the policy the job records."""
     planned = plan_query(svc, caller, body.table_id, body.sql)
     settings = svc.settings
     job_plan = query_plan(
@@ -47,13 +81,23 @@ def prepare(
         max_result_bytes=settings.query_max_result_bytes,
         timeout_seconds=settings.query_timeout_seconds,
     )
-    key = cache_key(job_plan, body.reveal)
+    key = cache_key(job_plan, body.reveal, planned.column_types())
+    job = JobFields(
+        table_id=body.table_id,
+        table_ids=planned.table_ids,
+        sql=body.sql,
+        plan=job_plan.model_dump_json(),
+        policy=policy.dumps(planned.runner_policy()),
+        cache_key=key,
+    )
     earlier = cached_result(svc, caller.company_id, key) if body.use_query_cache and key else None
     if earlier is None:
         check_limits(svc, body, planned, caller.company_id)
-    else:
-        check_max_bytes_scanned(svc, body, planned)
-    return planned, job_plan, key, earlier
+        return Admitted(planned, job)
+    check_max_bytes_scanned(svc, body, planned)
+    now = datetime.now(UTC)
+    hit = hit_view(job_id=job_id, caller=caller, source=earlier, request=request, now=now, **job.kwargs())
+    return Admitted(planned, job, earlier, hit, preview_or_none(svc, caller, hit, body.reveal))
 
 
 def check_max_bytes_scanned(svc: Services, body: QueryRequest, planned: Planned) -> None:

@@ -13,6 +13,7 @@ from schemas.jobs import MaskedPlan, QueryPlan, ViewPlan
 pytestmark = pytest.mark.unit
 
 SQL = 'SELECT "region", count(*) AS "n" FROM "orders" GROUP BY 1'
+TYPES = [["LONG", "STRING", "STRING"]]  # the column types of the one view
 
 
 def plan(**changes: Any) -> QueryPlan:
@@ -40,12 +41,12 @@ def plan(**changes: Any) -> QueryPlan:
 
 
 def test_the_same_plan_gives_the_same_key() -> None:
-    assert cache_key(plan(), False) == cache_key(plan(), False)
-    assert len(cache_key(plan(), False) or "") == 64
+    assert cache_key(plan(), False, TYPES) == cache_key(plan(), False, TYPES)
+    assert len(cache_key(plan(), False, TYPES) or "") == 64
 
 
 def test_the_time_limit_does_not_shape_the_result() -> None:
-    assert cache_key(plan(timeout_seconds=5.0), False) == cache_key(plan(), False)
+    assert cache_key(plan(timeout_seconds=5.0), False, TYPES) == cache_key(plan(), False, TYPES)
 
 
 MASKED = MaskedPlan(index=2, table_id="t1", column="email", mask_strategy="FULL", revealable=True)
@@ -72,17 +73,29 @@ MASKED = MaskedPlan(index=2, table_id="t1", column="email", mask_strategy="FULL"
     ],
 )
 def test_every_result_shaping_part_changes_the_key(changes: dict[str, Any]) -> None:
-    assert cache_key(plan(**changes), False) != cache_key(plan(), False)
+    assert cache_key(plan(**changes), False, TYPES) != cache_key(plan(), False, TYPES)
+
+
+@pytest.mark.parametrize(
+    "types",
+    [
+        [["LONG", "STRING", "STRING", "STRING"]],  # a column added
+        [["INT", "STRING", "STRING"]],  # a column of another type (a widening changes it)
+        [["LONG", "STRING", "STRING"], []],
+    ],
+)
+def test_the_column_types_are_part_of_the_key(types: list[list[str]]) -> None:
+    assert cache_key(plan(), False, types) != cache_key(plan(), False, TYPES)
 
 
 def test_the_reveal_flag_is_part_of_the_key() -> None:
-    assert cache_key(plan(), True) != cache_key(plan(), False)
+    assert cache_key(plan(), True, TYPES) != cache_key(plan(), False, TYPES)
 
 
 def test_the_view_order_is_part_of_the_key() -> None:
     one = ViewPlan(view="a", table_id="t1", columns=["x"], read_snapshot_id=1)
     two = ViewPlan(view="b", table_id="t2", columns=["x"], read_snapshot_id=2)
-    assert cache_key(plan(views=[one, two]), False) != cache_key(plan(views=[two, one]), False)
+    assert cache_key(plan(views=[one, two]), False, TYPES) != cache_key(plan(views=[two, one]), False, TYPES)
 
 
 @pytest.mark.parametrize(
@@ -99,12 +112,12 @@ def test_the_view_order_is_part_of_the_key() -> None:
 )
 def test_a_query_that_depends_on_the_moment_has_no_key(sql: str) -> None:
     assert depends_on_the_moment(sql)
-    assert cache_key(plan(sql=sql), False) is None
+    assert cache_key(plan(sql=sql), False, TYPES) is None
 
 
 def test_a_row_filter_that_depends_on_the_moment_makes_no_key() -> None:
     changed = plan(view={"row_filter": "placed_at > CURRENT_DATE - INTERVAL 30 DAY"})
-    assert cache_key(changed, False) is None
+    assert cache_key(changed, False, TYPES) is None
 
 
 @pytest.mark.parametrize(

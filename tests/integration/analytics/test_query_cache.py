@@ -240,3 +240,66 @@ def test_a_result_near_its_expiry_answers_no_more(tables_world: Tables, sales: s
     again = query(tables_world, sales, ALL)
     assert again["cacheHit"] is False and again["bytesScanned"] > 0
     assert query(tables_world, sales, ALL)["cacheHit"] is True
+
+
+def answered_twice(world: Tables, table_id: str, sql: str, key: str | None = None) -> dict[str, Any]:
+    """Run ``sql``, then have its result answer it twice: the second answer comes from what the ingress
+    remembered of the first (the job that answers the key, the rendered preview)."""
+    first = query(world, table_id, sql, key)
+    assert first["cacheHit"] is False
+    for _ in range(2):
+        hit = query(world, table_id, sql, key)
+        assert hit["cacheHit"] is True and hit["preview"] == first["preview"]
+        assert stored(world, hit["jobId"]).cached_from == first["jobId"]
+    return first
+
+
+def test_a_remembered_answer_is_not_reused_once_the_callers_grant_changes(
+    tables_world: Tables, sales: str
+) -> None:
+    sql = "SELECT * FROM sales ORDER BY sale_id"
+    member, member_id = tables_world.member_client, tables_world.member_id
+    grant(tables_world, sales, member_id, **BOB_ONLY)
+    first = answered_twice(tables_world, sales, sql, member)
+    assert [r["sale_id"] for r in first["preview"]["rows"]] == [2, 4]
+    # Another row filter, the same hidden columns: run again, under the new filter.
+    grant(tables_world, sales, member_id, rowFilter="customer = 'carol'", hiddenColumns=["amount"])
+    carols = query(tables_world, sales, sql, member)
+    assert carols["cacheHit"] is False and [r["sale_id"] for r in carols["preview"]["rows"]] == [3]
+    # One hidden column more: run again, without it.
+    grant(tables_world, sales, member_id, rowFilter="customer = 'bob'", hiddenColumns=["amount", "note"])
+    hidden = query(tables_world, sales, sql, member)
+    assert hidden["cacheHit"] is False
+    shown = {c["name"] for c in hidden["preview"]["columns"]}
+    assert "customer" in shown and not shown & {"amount", "note"}
+    # The first grant again: the first result answers again, exactly as it did.
+    grant(tables_world, sales, member_id, **BOB_ONLY)
+    back = query(tables_world, sales, sql, member)
+    assert back["cacheHit"] is True and back["preview"] == first["preview"]
+    assert stored(tables_world, back["jobId"]).cached_from == first["jobId"]
+
+
+def test_a_remembered_answer_is_not_reused_after_a_commit_or_a_schema_change(
+    tables_world: Tables, sales: str
+) -> None:
+    sql = "SELECT * FROM sales ORDER BY sale_id"
+    answered_twice(tables_world, sales, sql)
+    append(tables_world, sales, [{"sale_id": 5, "customer": "dave", "amount": "1.00"}], len(ROWS) + 1)
+    committed = answered_twice(tables_world, sales, sql)
+    assert [r["sale_id"] for r in committed["preview"]["rows"]] == [1, 2, 3, 4, 5]
+    # A new column is a new key (no new snapshot: only the table's schema changed).
+    added = tables_world.admin(
+        "add-column", {"tableId": sales, "column": {"name": "region", "type": "STRING"}}
+    )
+    assert added.status_code == 200, added.text
+    with_region = answered_twice(tables_world, sales, sql)
+    assert "region" in [c["name"] for c in with_region["preview"]["columns"]]
+    # So is a widened column: the answer names the column's new type.
+    amounts = "SELECT sale_id, amount FROM sales ORDER BY sale_id"
+    before = answered_twice(tables_world, sales, amounts)
+    assert before["preview"]["columns"][1]["type"] == "DECIMAL(10,2)"
+    wider = {"name": "amount", "type": "DECIMAL(12,2)"}
+    assert tables_world.admin("add-column", {"tableId": sales, "column": wider}).status_code == 200
+    widened = query(tables_world, sales, amounts)
+    assert widened["cacheHit"] is False and widened["preview"]["columns"][1]["type"] == "DECIMAL(12,2)"
+    assert widened["preview"]["rows"] == before["preview"]["rows"]
