@@ -78,6 +78,9 @@ from bench_webhook_load import (
 from sqlalchemy import Table
 
 TARGET_RATIO = 1.5
+DRIFT_LIMIT = 1.5
+"""The two alone windows (before and after the replay) pooled make the baseline only while they agree: when
+their p99s differ by more than this, the stack or the machine drifted during the run and no ratio is valid."""
 PER_CALL = 10_000
 SEED_PER_TRANSACTION = 2_000
 WARMUP_SECONDS = 2.0
@@ -575,6 +578,13 @@ def report(outcome: Outcome, args: argparse.Namespace, load: tuple[float, float]
             print(line)
         print()
     misses: list[str] = []
+    drift = ratio(after.latency, before.latency)
+    if drift is not None and not 1 / DRIFT_LIMIT <= drift <= DRIFT_LIMIT:
+        misses.append(
+            f"the baseline drifted: live p99 alone after the replay is {drift:.2f}x of before it (limit "
+            f"{DRIFT_LIMIT:g}x either way), so no ratio of this run is valid"
+        )
+        print(misses[-1])
     for part in (whole, recording, handover):
         value = ratio(part.latency, base.latency)
         if value is None:
