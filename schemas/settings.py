@@ -67,6 +67,9 @@ class Settings(BaseSettings):
     # The Kafka client tuning below: each unset one takes its value from this profile (BROKER_PROFILES).
     broker_profile: BrokerProfile = BrokerProfile.EMBEDDED
     kafka_fetch_max_wait_ms: int = Field(20, ge=1, le=1500)
+    # How long the broker waits for a worker's heartbeat (one a second) before it gives the worker's
+    # partitions to the others. The embedded broker also holds a new group's first join for half of it.
+    kafka_session_timeout_seconds: float = Field(10.0, ge=3, le=300)
     # While records keep arriving, fetches wait this long instead (streams/fetch_wait.py).
     kafka_fetch_busy_wait_ms: int = Field(2, ge=1, le=1500)
     kafka_fetch_busy_seconds: float = Field(2.0, ge=0, le=60)

@@ -81,6 +81,18 @@ def _worker_consumer() -> Any:
     return worker_consumer_with_fetch_wait
 
 
+def _table_manager_on_start() -> Any:
+    from streams.faust_pauses import table_manager_on_start
+
+    return table_manager_on_start
+
+
+def _sentinel_task() -> Any:
+    from streams.faust_pauses import sentinel_task
+
+    return sentinel_task
+
+
 def _attach_nothing(
     fun: Callable[..., Any], category: str, *, callback: Callable[..., None] | None = None, **kwargs: Any
 ) -> None:
@@ -146,6 +158,29 @@ WORKER_PATCHES: tuple[Patch, ...] = (
             "Stream.take(within=...) woke every `within` seconds with nothing to hand over (50 times a "
             "second per batching agent on an idle worker); it now waits for the first value (streams/take.py)"
         ),
+    ),
+    Patch(
+        name="faust-table-manager-starts-at-once",
+        distribution="faust-streaming",
+        version="0.15.3",
+        module="faust.tables.manager",
+        owner="TableManager",
+        attribute="on_start",
+        replacement=_table_manager_on_start,
+        why=(
+            "the table manager slept 1 s for Faust tables to register before the worker subscribed; svc has "
+            "none, and every worker start (a restart, a deploy, each test's worker) waited it"
+        ),
+    ),
+    Patch(
+        name="mode-worker-closes-its-loop-at-once",
+        distribution="mode-streaming",
+        version="0.7.1",
+        module="mode.worker",
+        owner="Worker",
+        attribute="_sentinel_task",
+        replacement=_sentinel_task,
+        why="a stopping worker slept 1 s after gathering its tasks before closing its loop; now 50 ms",
     ),
 )
 

@@ -84,3 +84,21 @@ def test_skipping_venusian_is_sound_because_the_app_never_autodiscovers(
 
     app.timer(interval=1.0)(tick)
     assert not hasattr(tick, "__venusian_callbacks__")
+
+
+def test_the_faust_pauses_replaced_are_still_the_sleep_and_the_calls_kept() -> None:
+    """The replacements in streams/faust_pauses.py are the originals less their sleep: if Faust or mode
+    change what surrounds the sleep, the replacement would drop it too, so the originals must still read
+    as they did."""
+    from faust.tables.manager import TableManager
+    from mode.worker import Worker
+
+    on_start = [line.strip() for line in inspect.getsource(TableManager.on_start).splitlines()]
+    assert on_start[-4:] == [
+        "await self.sleep(1.0)",
+        "if not self.should_stop:",
+        "await self._update_channels()",
+        "await self.recovery.start()",
+    ]
+    sentinel = [line.strip() for line in inspect.getsource(Worker._sentinel_task).splitlines()]
+    assert sentinel[-1] == "await asyncio.sleep(1.0)"
