@@ -254,3 +254,30 @@ def descendants(pid: int) -> dict[int, str]:
                 found[child] = raw.replace(b"\0", b" ").decode(errors="replace").strip()
                 pending.append(child)
     return found
+
+
+def stack_roles(pid: int) -> dict[str, int]:
+    """The processes under ``svc up`` (``pid``) by role: ``ingress`` and ``worker`` (`python -m svc ingress
+    [--name ingress-1 --fd N]`, `python -m svc worker [--name worker-1]`), ``broker`` (the embedded one), and
+    anything else by its program's name; a second process of a role gets a suffix (``worker-2``)."""
+    named: dict[str, int] = {}
+    for child, command in sorted(descendants(pid).items()):
+        words = command.split()
+        if "-m" in words and "svc" in words[:-1]:
+            role = words[words.index("svc") + 1]
+        elif "tansu" in command:
+            role = "broker"
+        else:
+            role = Path(words[0]).name if words else str(child)
+        name, index = role, 1
+        while name in named:
+            index += 1
+            name = f"{role}-{index}"
+        named[name] = child
+    return named
+
+
+def role_of(name: str) -> str:
+    """``worker-2`` -> ``worker``: the role a name of ``stack_roles`` stands for."""
+    base, _, suffix = name.rpartition("-")
+    return base if base and suffix.isdigit() else name

@@ -35,7 +35,16 @@ from typing import Any
 
 import httpx
 import pyarrow as pa
-from _common import Percentiles, Stack, cpu_seconds, descendants, percentiles, progress, running_stack
+from _common import (
+    Percentiles,
+    Stack,
+    cpu_seconds,
+    percentiles,
+    progress,
+    role_of,
+    running_stack,
+    stack_roles,
+)
 
 from schemas.column_types import ColumnDef, parse_column_type
 from sinks.duckdb_engine import connect
@@ -342,15 +351,11 @@ def machine_busy_seconds() -> float:
 
 
 def stack_processes(stack: Stack) -> dict[str, int]:
-    named: dict[str, int] = {"svc up": stack.process.pid}
-    for pid, command in descendants(stack.process.pid).items():
-        if command.endswith("-m svc ingress"):
-            named["ingress"] = pid
-        elif command.endswith("-m svc worker"):
-            named["worker"] = pid
-        elif "tansu" in command:
-            named["broker"] = pid
-    return named
+    """The stack's ingress, worker and broker processes (``_common.stack_roles``)."""
+    roles = stack_roles(stack.process.pid)
+    return {"svc up": stack.process.pid} | {
+        name: pid for name, pid in roles.items() if role_of(name) in ("ingress", "worker", "broker")
+    }
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from _common import Stack, cpu_seconds, descendants, progress, running_stack
+from _common import Stack, cpu_seconds, progress, running_stack, stack_roles
 from bench_webhook_load import stack_settings
 
 TARGET_SHARE = 0.02
@@ -40,23 +40,8 @@ class Measurement:
 
 
 def stack_processes(stack: Stack) -> dict[str, int]:
-    """``svc up`` itself and its children by role; a second process of a role gets a suffix."""
-    named: dict[str, int] = {"svc up": stack.process.pid}
-    for pid, command in sorted(descendants(stack.process.pid).items()):
-        words = command.split()
-        # `python -m svc ingress [--name ingress-1 --fd N]`, `python -m svc worker [--name worker-1]`
-        if "-m" in words and "svc" in words[:-1]:
-            role = words[words.index("svc") + 1]
-        elif "tansu" in command:
-            role = "broker"
-        else:
-            role = Path(words[0]).name if words else str(pid)
-        name, index = role, 1
-        while name in named:
-            index += 1
-            name = f"{role}-{index}"
-        named[name] = pid
-    return named
+    """``svc up`` itself and its children by role (``_common.stack_roles``)."""
+    return {"svc up": stack.process.pid} | stack_roles(stack.process.pid)
 
 
 def thread_seconds(pid: int) -> dict[str, float]:

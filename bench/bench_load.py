@@ -40,7 +40,7 @@ import httpx
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
-from _common import Stack, cpu_seconds, descendants, progress, running_stack
+from _common import Stack, cpu_seconds, progress, role_of, running_stack, stack_roles
 from rich.console import Console
 
 from schemas.column_types import ColumnDef, parse_column_type
@@ -289,13 +289,9 @@ def load(client: httpx.Client, key: str, table_id: str, uri: str, timeout: float
 
 
 def stack_pids(stack: Stack) -> dict[str, int]:
-    named: dict[str, int] = {}
-    for pid, command in descendants(stack.process.pid).items():
-        if command.endswith("-m svc ingress"):
-            named["ingress"] = pid
-        elif command.endswith("-m svc worker"):
-            named["worker"] = pid
-    return named
+    """The stack's ingress, worker and broker processes (``_common.stack_roles``)."""
+    roles = stack_roles(stack.process.pid)
+    return {name: pid for name, pid in roles.items() if role_of(name) in ("ingress", "worker", "broker")}
 
 
 def warm_up(client: httpx.Client, key: str, table_id: str, workdir: Path, timeout: float) -> None:

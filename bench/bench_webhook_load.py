@@ -41,12 +41,13 @@ from _common import (
     Percentiles,
     Stack,
     cpu_seconds,
-    descendants,
     free_port,
     percentiles,
     progress,
+    role_of,
     running_server,
     running_stack,
+    stack_roles,
 )
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
@@ -651,25 +652,11 @@ def histogram_summary(before: dict[str, float], after: dict[str, float]) -> str:
 
 
 def stack_processes(stack: Stack, handler_pid: int) -> dict[str, int]:
-    """The stack's processes by role; a second process of a role (PostgreSQL runs several) gets a suffix."""
-    named: dict[str, int] = {"handler": handler_pid}
-
-    def add(role: str, pid: int) -> None:
-        name, index = role, 1
-        while name in named:
-            index += 1
-            name = f"{role}-{index}"
-        named[name] = pid
-
-    for pid, command in sorted(descendants(stack.process.pid).items()):
-        words = command.split()
-        # `python -m svc ingress [--name ingress-1 --fd N]`, `python -m svc worker [--name worker-1]`
-        role = words[words.index("svc") + 1] if "-m" in words and "svc" in words[:-1] else None
-        if role in ("ingress", "worker"):
-            add(role, pid)
-        elif "tansu" in command:
-            add("broker", pid)
-    return named
+    """The stack's ingress, worker and broker processes (``_common.stack_roles``: a second process of a role,
+    as PostgreSQL's shapes run, gets a suffix) and the handler."""
+    roles = stack_roles(stack.process.pid)
+    kept = {name: pid for name, pid in roles.items() if role_of(name) in ("ingress", "worker", "broker")}
+    return {"handler": handler_pid} | kept
 
 
 def wait_responsive(url: str, timeout: float = 60) -> None:
