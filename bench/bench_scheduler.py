@@ -33,6 +33,7 @@ from pathlib import Path
 
 import httpx
 from _common import Stack, free_port, percentiles, progress, running_server, running_stack
+from bench_webhook_load import stack_settings
 
 EVERY_MINUTE = {"pattern": "EVERY", "every": {"value": 1, "unit": "MINUTES"}}
 RETRY_POLICY = {"maximumRetryAttempts": 2}
@@ -59,16 +60,6 @@ def _arguments() -> argparse.Namespace:
     )
     parser.add_argument("--recorder", nargs=2, metavar=("PORT", "FILE"), help=argparse.SUPPRESS)
     return parser.parse_args()
-
-
-def stack_settings(pairs: list[str]) -> dict[str, str]:
-    settings: dict[str, str] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.startswith("SVC_"):
-            raise SystemExit(f"--set takes SVC_NAME=VALUE, got {pair!r}")
-        settings[name] = value
-    return settings
 
 
 def fails_first_attempt(run_id: str) -> bool:
