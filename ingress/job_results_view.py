@@ -37,34 +37,53 @@ def available(job: Job) -> str:
     return job.result_key
 
 
-def page_of(
-    svc: Services, caller: Principal, job: Job, offset: int, limit: int, reveal: bool
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, bool]]:
+Checked = tuple[list[dict[str, Any]], dict[str, bool], str]
+"""A result's stored columns, the ones the reader may reveal, and the result's key (``_checked``)."""
+
+
+def _checked(svc: Services, caller: Principal, job: Job) -> Checked:
+    """The job's stored result columns, which of them the caller may reveal, and its result's key, once the
+    caller's grant of now allows reading the job's output (``job_access.check_output``)."""
     stored = result_columns_of(job)
     with svc.sessions() as session:
         check_output(session, Reader.of(caller), job)
         allowed = revealable(session, caller, stored)
-    key = available(job)
-    table = read_rows(svc.store, key, offset, limit)
+    return stored, allowed, available(job)
+
+
+def _rows(
+    svc: Services,
+    job: Job,
+    checked: Checked,
+    window: tuple[int, int],
+    reveal: bool,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The wire columns and the rendered rows ``window`` (offset, limit) of a result read as ``_checked``
+    allowed."""
+    stored, allowed, key = checked
+    table = read_rows(svc.store, key, *window)
     rows = render(table, stored, allowed, reveal, svc.masker.decryptor(job.company_id))
-    return wire_columns(stored, allowed, reveal), rows, allowed
+    return wire_columns(stored, allowed, reveal), rows
+
+
+def page_of(
+    svc: Services, caller: Principal, job: Job, offset: int, limit: int, reveal: bool
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, bool]]:
+    checked = _checked(svc, caller, job)
+    columns, rows = _rows(svc, job, checked, (offset, limit), reveal)
+    return columns, rows, checked[1]
 
 
 def preview_text(svc: Services, caller: Principal, job: Job, reveal: bool) -> bytes:
     """The /query preview (the first rows of the result) as JSON text, checked like every read of the job's
     output; rendered and encoded once per result and way of showing its masked columns in this process
     (``ingress/preview_memo.py``)."""
-    stored = result_columns_of(job)
-    with svc.sessions() as session:
-        check_output(session, Reader.of(caller), job)
-        allowed = revealable(session, caller, stored)
-    key = available(job)
+    checked = _checked(svc, caller, job)
+    _, allowed, key = checked
     total = job.result_row_count or 0
 
     def render_preview() -> dict[str, Any]:
-        table = read_rows(svc.store, key, 0, PREVIEW_ROWS)
-        rows = render(table, stored, allowed, reveal, svc.masker.decryptor(job.company_id))
-        columns = wire_columns(stored, allowed, reveal)
+        columns, rows = _rows(svc, job, checked, (0, PREVIEW_ROWS), reveal)
         return {"columns": columns, "rows": rows, "totalRows": total, "truncated": job.truncated}
 
     if reveal and any(allowed.values()):  # plaintext of masked values is never kept

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy.orm import Session
-
 from core.bounded_memo import BoundedMemo, MemoBounds
 from ingress.query_requests import RequestKey
 from ingress.state import Services
@@ -73,7 +71,7 @@ def hit_view(
     cache_key: str,
 ) -> Job:
     """The caller's new job answered by ``source``'s result (``sinks/db/query_cache.hit_job``), in no
-    session: what :func:`record_hit` records, and what the call answers with."""
+    session: what ``sinks/db/query_cache.create_hit`` records, and what the call answers with."""
     return query_cache.hit_job(
         job_id=job_id,
         source=source,
@@ -88,10 +86,6 @@ def hit_view(
         request_id=None if request is None else request.request_id,
         request_digest=None if request is None else request.digest,
     )
-
-
-def record_hit(session: Session, hit: Job) -> str:
-    return query_cache.create_hit(session, hit)
 
 
 def cache_hit(job: Job | None) -> bool:

@@ -32,7 +32,7 @@ from ingress.job_views import (
     wait_until_ended,
 )
 from ingress.preview_memo import answer_text, encode
-from ingress.query_cache import cache_hit, hit_view, record_hit
+from ingress.query_cache import cache_hit, hit_view
 from ingress.query_requests import RequestKey, earlier_job
 from ingress.routes.analytics import ResourceId, check_resource, readable
 from ingress.routes.query_admission import plan_query, prepare, remaining_today
@@ -50,7 +50,7 @@ from schemas.jobs import (
 )
 from schemas.jobs import JobRequest as CancelRequest
 from schemas.records import AnalyticsJobRef
-from sinks.db import jobs
+from sinks.db import jobs, query_cache
 from sinks.db.models import Job
 
 # Retry-After of a call refused because the company's concurrent-query slots are taken.
@@ -190,7 +190,7 @@ def _create(
                 session, caller.company_id, caller.user_id, request.request_id, now - WINDOW
             )
         hit = hit_view(job_id=job_id, caller=caller, source=cached, request=request, now=now, **fields)
-        return record_hit(session, hit)
+        return query_cache.create_hit(session, hit)
     if jobs.active_queries(session, caller.company_id) >= limit:
         # On PostgreSQL a duplicate may have committed since the look above, taking the last slot itself.
         earlier = None if request is None else earlier_job(session, caller, request, now)
