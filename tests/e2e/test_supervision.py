@@ -25,7 +25,7 @@ from svc import broker
 from tests.fixtures import postgres
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.processes import alive, descendants, run_svc, svc_env
-from tests.fixtures.up import Up, poll
+from tests.fixtures.up import Up, free_port_run, poll
 
 pytestmark = pytest.mark.e2e
 
@@ -283,7 +283,7 @@ def test_several_processes_on_postgresql_share_the_port_and_the_consumer_group(
         SVC_DATABASE_URL=postgres.new_database_url(),
         SVC_INGRESS_PROCESSES="2",
         SVC_WORKER_PROCESSES="2",
-        SVC_METRICS_PORT=str(metrics_port := broker.free_port()),
+        SVC_METRICS_PORT=str(metrics_port := free_port_run(2)),
         SVC_ACCESS_LOG="all",  # which ingress process served each request: read from the access log
         **FAST_RECOVERY,
     )
