@@ -281,3 +281,25 @@ def role_of(name: str) -> str:
     """``worker-2`` -> ``worker``: the role a name of ``stack_roles`` stands for."""
     base, _, suffix = name.rpartition("-")
     return base if base and suffix.isdigit() else name
+
+
+def add_set_argument(parser: Any) -> None:
+    """``--set SVC_NAME=VALUE`` (repeatable) on a bench's argument parser; read with ``stack_settings``."""
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="SVC_NAME=VALUE",
+        help="a setting for the stack under test (repeatable); the stack otherwise runs on its defaults",
+    )
+
+
+def stack_settings(pairs: list[str]) -> dict[str, str]:
+    """`--set SVC_NAME=VALUE` pairs as an environment for the stack under test."""
+    settings: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.startswith("SVC_"):
+            raise SystemExit(f"--set takes SVC_NAME=VALUE, got {pair!r}")
+        settings[name] = value
+    return settings

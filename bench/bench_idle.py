@@ -21,8 +21,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from _common import Stack, cpu_seconds, progress, running_stack, stack_roles
-from bench_webhook_load import stack_settings
+from _common import Stack, add_set_argument, cpu_seconds, progress, running_stack, stack_roles, stack_settings
 
 TARGET_SHARE = 0.02
 # The settings tests/fixtures give the stacks they start (short fetch wait, quick reconcilers).
@@ -122,13 +121,7 @@ def _arguments() -> argparse.Namespace:
         default="both",
         help="the stack on its defaults, with the tests' settings, or both (one after the other)",
     )
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="SVC_NAME=VALUE",
-        help="a setting for the stack under test in every run (repeatable)",
-    )
+    add_set_argument(parser)
     parser.add_argument("--threads", action="store_true", help="also split each process's CPU by thread")
     return parser.parse_args()
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from _common import Stack, cpu_seconds, descendants, progress, running_stack
+from _common import Stack, add_set_argument, cpu_seconds, descendants, progress, running_stack, stack_settings
 from _phases import wait_first_request
 from bench_webhook_load import (
     TRIGGER,
@@ -37,7 +37,6 @@ from bench_webhook_load import (
     helper_server,
     poweruser,
     stack_processes,
-    stack_settings,
     summarise,
     trigger_histogram,
 )
@@ -435,13 +434,7 @@ def _arguments() -> argparse.Namespace:
         "httpx's CPU, which on 2 cores is taken from the stack under test)",
     )
     parser.add_argument("--connections", type=int, default=64, help="the victim's connection pool size")
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="SVC_NAME=VALUE",
-        help="a setting for the stack under test (repeatable); the stack otherwise runs on its defaults",
-    )
+    add_set_argument(parser)
     return parser.parse_args()
 
 

@@ -52,7 +52,17 @@ from pathlib import Path
 from typing import Any, cast
 
 import httpx
-from _common import REPO, Percentiles, Stack, cpu_seconds, percentiles, progress, running_stack
+from _common import (
+    REPO,
+    Percentiles,
+    Stack,
+    add_set_argument,
+    cpu_seconds,
+    percentiles,
+    progress,
+    running_stack,
+    stack_settings,
+)
 from _phases import (
     Stream,
     Window,
@@ -72,7 +82,6 @@ from bench_webhook_load import (
     helper_server,
     poweruser,
     stack_processes,
-    stack_settings,
     trigger_histogram,
 )
 from sqlalchemy import Table
@@ -636,13 +645,7 @@ def main() -> int:
         "between calls running and not, which compares the two in the same stretch of time",
     )
     parser.add_argument("--timeline", action="store_true", help="print the live p99 per 5 s of the replay")
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="SVC_NAME=VALUE",
-        help="a setting for the stack under test (repeatable)",
-    )
+    add_set_argument(parser)
     args = parser.parse_args()
     if args.count < 1 or args.rate <= 0 or args.live_rate <= 0 or args.seconds <= 0 or args.call_gap < 0:
         print("--count, --rate, --live-rate and --seconds must be positive", file=sys.stderr)

@@ -32,8 +32,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
-from _common import Stack, free_port, percentiles, progress, running_server, running_stack
-from bench_webhook_load import stack_settings
+from _common import (
+    Stack,
+    add_set_argument,
+    free_port,
+    percentiles,
+    progress,
+    running_server,
+    running_stack,
+    stack_settings,
+)
 
 EVERY_MINUTE = {"pattern": "EVERY", "every": {"value": 1, "unit": "MINUTES"}}
 RETRY_POLICY = {"maximumRetryAttempts": 2}
@@ -51,13 +59,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=16, help="create calls in flight")
     parser.add_argument("--spread", type=float, default=60.0, help="seconds the creates are paced over")
     parser.add_argument("--grace", type=float, default=30.0, help="seconds waited after the last fire")
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="SVC_NAME=VALUE",
-        help="a setting for the stack under test (repeatable); the stack otherwise runs on its defaults",
-    )
+    add_set_argument(parser)
     parser.add_argument("--recorder", nargs=2, metavar=("PORT", "FILE"), help=argparse.SUPPRESS)
     return parser.parse_args()
 

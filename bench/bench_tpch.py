@@ -26,7 +26,16 @@ from pathlib import Path
 
 import httpx
 import pyarrow as pa
-from _common import REPO, Percentiles, Stack, percentiles, progress, running_stack
+from _common import (
+    REPO,
+    Percentiles,
+    Stack,
+    add_set_argument,
+    percentiles,
+    progress,
+    running_stack,
+    stack_settings,
+)
 
 from sinks.duckdb_engine import connect
 from sinks.iceberg import catalog as iceberg
@@ -65,6 +74,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument(
         "--baseline-only", action="store_true", help="generate the data and time the Parquet baseline only"
     )
+    add_set_argument(parser)
     args = parser.parse_args()
     if args.sf <= 0:
         parser.error("--sf must be positive")
@@ -231,7 +241,7 @@ def main() -> int:
                     "SVC_QUERY_MEMORY_LIMIT": MEMORY_LIMIT,
                     "SVC_RATE_LIMIT_PER_MINUTE": "1000000",
                     "SVC_RATE_LIMIT_PER_DAY": "100000000",
-                }
+                } | stack_settings(args.set)
                 progress("starting svc up")
                 with running_stack(data_dir, extra) as stack:
                     progress(f"svc is up at {stack.url}")

@@ -40,6 +40,7 @@ import httpx
 from _common import (
     Percentiles,
     Stack,
+    add_set_argument,
     cpu_seconds,
     free_port,
     percentiles,
@@ -48,6 +49,7 @@ from _common import (
     running_server,
     running_stack,
     stack_roles,
+    stack_settings,
 )
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
@@ -1013,13 +1015,7 @@ def _arguments() -> argparse.Namespace:
         default=None,
         help="the bare endpoint's window per rate (default: --seconds; its cost does not drift with time)",
     )
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="SVC_NAME=VALUE",
-        help="a setting for the stack under test (repeatable); the stack otherwise runs on its defaults",
-    )
+    add_set_argument(parser)
     parser.add_argument(
         "--warmup", type=float, default=2.0, help="warm-up at the same rate before each window"
     )
@@ -1102,17 +1098,6 @@ def measure_bare(run: Run, rates: list[float], args: argparse.Namespace, tmp: Pa
             run.bare_cpu_ms[rate] = (cpu_seconds(pid) - cpu_before) / max(len(result["samples"]), 1) * 1000
             run.bare.append(step)
             progress(f"  bare {rate:,.0f}/s: achieved {step.achieved:,.0f}/s, p50/p95/p99 {step.latency} ms")
-
-
-def stack_settings(pairs: list[str]) -> dict[str, str]:
-    """`--set SVC_NAME=VALUE` pairs as an environment for the stack under test."""
-    settings: dict[str, str] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.startswith("SVC_"):
-            raise SystemExit(f"--set takes SVC_NAME=VALUE, got {pair!r}")
-        settings[name] = value
-    return settings
 
 
 def measure_svc(run: Run, rates: list[float], args: argparse.Namespace, tmp: Path) -> None:

@@ -9,6 +9,7 @@ import faust
 from faust.transport.drivers import aiokafka as faust_aiokafka
 
 from schemas.settings import Settings
+from schemas.topics import ANALYTICS_JOBS
 from streams.fetch_wait import FetchWait, adapt
 
 Area = Callable[[faust.App, Settings], None]
@@ -61,6 +62,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = (), app_id: str | 
         loaded_ms=min(settings.kafka_fetch_loaded_wait_ms, settings.kafka_fetch_max_wait_ms),
         quiet_ms=max(settings.kafka_fetch_quiet_wait_ms, settings.kafka_fetch_max_wait_ms),
         quiet_after_seconds=settings.kafka_fetch_quiet_after_seconds,
+        interactive=frozenset({settings.topic(ANALYTICS_JOBS)}),
     )
     for register in areas:
         register(app, settings)

@@ -133,8 +133,11 @@ def test_a_fetch_reports_the_bytes_of_the_partitions_it_buffered() -> None:
     wait = FetchWait(idle_ms=20, busy_ms=2, busy_seconds=2.0, loaded_ms=10, clock=clock)
     fetcher: Any = Fetcher.__new__(Fetcher)
     fetcher.svc_fetch_wait = wait
-    fetcher._records = {"old": _buffered(10 * LOADED_BYTES)}
-    fetched: list[dict[str, Any]] = [{"a": _buffered(600), "b": _buffered(600)}, {}]
+    fetcher._records = {TopicPartition("old", 0): _buffered(10 * LOADED_BYTES)}
+    fetched: list[dict[Any, Any]] = [
+        {TopicPartition("a", 0): _buffered(600), TopicPartition("b", 0): _buffered(600)},
+        {},
+    ]
 
     async def fetch(self: Any, assignment: Any, node_id: Any, request: Any) -> bool:
         added = fetched.pop(0)
@@ -165,6 +168,29 @@ def test_the_bytes_are_read_from_aiokafka_s_own_buffered_results() -> None:
     )
     assert fetch_wait._buffered_bytes(fetcher, set()) == records.size_in_bytes() > LOADED_BYTES
     assert fetch_wait._buffered_bytes(fetcher, {tp}) == 0
+
+
+def test_records_of_interactive_topics_are_not_counted() -> None:
+    """A query job's record is awaited by its caller: a dashboard's stream of queries must not make the next
+    fetch wait the loaded wait, or each query would sit behind the hold its predecessor caused."""
+    builder = DefaultRecordBatchBuilder(2, 0, 0, -1, -1, -1, 1 << 20)
+    builder.append(0, timestamp=None, key=None, value=b"x" * 2 * LOADED_BYTES, headers=[])
+    records = MemoryRecords(bytes(builder.build()))
+    jobs, deliveries = TopicPartition("svc.analytics.jobs", 0), TopicPartition("svc.webhook.deliveries", 0)
+    fetcher: Any = SimpleNamespace(
+        _records={
+            tp: FetchResult(
+                tp,
+                assignment=None,
+                partition_records=PartitionRecords(tp, records, [], 0, None, None, False, READ_UNCOMMITTED),
+                backoff=0,
+            )
+            for tp in (jobs, deliveries)
+        }
+    )
+    interactive = frozenset({"svc.analytics.jobs"})
+    assert fetch_wait._buffered_bytes(fetcher, {deliveries}, interactive) == 0
+    assert fetch_wait._buffered_bytes(fetcher, set(), interactive) == records.size_in_bytes() > LOADED_BYTES
 
 
 def test_a_long_silence_makes_fetches_wait_the_quiet_wait_until_records_arrive() -> None:
