@@ -12,6 +12,7 @@ from prometheus_client import CollectorRegistry
 
 from ingress import errors
 from ingress.auth_throttle import AuthThrottle
+from ingress.inline_queries import InlineQueries
 from ingress.metrics_listener import MetricsListener
 from ingress.middleware import AccessLog, EdgeMiddleware, HttpMetrics
 from ingress.ratelimit import RateLimiter, RowQuota
@@ -76,6 +77,7 @@ def create_app(settings: Settings) -> FastAPI:
         counts.start()
         share = settings.rate_limit_local_share
         per_key_failures = settings.auth_failures_per_minute
+        store, reads = object_store(settings), TableReads(catalog)
         app.state.services = Services(
             settings=settings,
             engine=engine,
@@ -96,8 +98,8 @@ def create_app(settings: Settings) -> FastAPI:
             catalog=catalog,
             masker=Masker(settings.secret_key),
             registry=registry,
-            store=object_store(settings),
-            reads=TableReads(catalog),
+            store=store,
+            reads=reads,
             trigger_targets=TriggerTargets(settings.trigger_cache_seconds),
             counts=counts,
             auth_throttle=AuthThrottle(
@@ -106,10 +108,12 @@ def create_app(settings: Settings) -> FastAPI:
                 per_key=per_key_failures,
                 local_share=share,
             ),
+            inline=InlineQueries(settings, reads, store, catalog),
             spans=Spans(
                 settings.otlp_endpoint, service="svc-ingress", timeout_seconds=settings.otlp_timeout_seconds
             ),
         )
+        app.state.services.inline.count_in(registry)
         # Everything loaded so far (modules, the app, its routes) lives as long as the process: out of the
         # collector's sight, full collections no longer walk it on every request burst.
         gc.collect()
@@ -124,6 +128,7 @@ def create_app(settings: Settings) -> FastAPI:
             metrics.stop()
             committer.stop()
             counts.stop()
+            app.state.services.inline.close()
             await publisher.stop()
             app.state.services.spans.shutdown()
             engine.dispose()

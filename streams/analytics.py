@@ -44,7 +44,7 @@ from sinks.iceberg.exceptions import StorageUnavailable
 from sinks.iceberg.masking import Masker
 from sinks.iceberg.read_cache import TableReads
 from sinks.iceberg.storage import table_storage
-from sinks.job_results import Written, delete_result, describe_columns, result_key, write_batches
+from sinks.job_results import Written, delete_result, result_key
 from sinks.loads.exceptions import LoadFileError, LoadMappingError
 from sinks.loads.job import LoadResult, LoadStopped, load_sources
 from sinks.objectstore import object_store
@@ -52,11 +52,8 @@ from sinks.query_engine import (
     QueryEngines,
     QueryFailed,
     QueryInterrupted,
-    TableSource,
-    readable_path,
-    source_key,
-    stream_query,
 )
+from sinks.query_runs import execute, succeeded
 from streams.app import raw_topic
 from streams.runtime import WorkerRuntime, survive_outage
 
@@ -224,41 +221,22 @@ class AnalyticsRuntime(WorkerRuntime):
             )
         if stopped is not None or written is None:
             return Outcome(JobState.CANCELLED)
-        masked = {
-            m.index: {"maskStrategy": m.mask_strategy, "tableId": m.table_id, "column": m.column}
-            for m in plan.masked
-        }
-        notes = None
-        if written.cut_by == "BYTES":
-            notes = [
-                f"The result was cut off at {written.bytes} bytes, the plan's result-size limit: select "
-                "fewer columns or rows, or aggregate"
-            ]
-        return Outcome(
-            JobState.SUCCEEDED,
-            result_key=key,
-            row_count=written.rows,
-            truncated=written.truncated,
-            columns=describe_columns(written.schema, masked, frozenset(plan.json_columns)),
-            notes=notes,
-            cacheable=as_planned,
-        )
+        return succeeded(plan, key, written, cacheable=as_planned)
 
     def _execute(
         self, cursor: DuckDBPyConnection, company_id: str, plan: QueryPlan, key: str, claimed: _Gate
     ) -> tuple[Written, bool]:
-        """Run the query and write its result as it comes, once the job's claim has succeeded; and whether
-        it ran exactly as planned (the plan's snapshots and result-size limit), so its result may answer
-        the job's cache key (``core/query_cache.py``)."""
-        with table_storage():  # the tables' metadata files, read here unless they are cached
-            sources, as_planned = self._metadata(company_id, plan)
-        schema, batches = stream_query(cursor, plan, sources)
-        if not claimed.wait():
-            raise QueryInterrupted("the job was not claimed")
-        limit = self.settings.query_max_result_bytes
-        max_bytes = min(limit, plan.max_result_bytes) if plan.max_result_bytes else limit
-        written = write_batches(self.store, key, schema, batches, max_rows=plan.max_rows, max_bytes=max_bytes)
-        return written, as_planned and max_bytes == plan.max_result_bytes
+        """Run the query and write its result once the job's claim has succeeded (``sinks/query_runs``)."""
+        return execute(
+            cursor,
+            self.reads,
+            self.store,
+            company_id,
+            plan,
+            key,
+            max_result_bytes=self.settings.query_max_result_bytes,
+            may_write=claimed.wait,
+        )
 
     async def _watch(
         self, job_id: str, work: asyncio.Future[Any], interrupt: Callable[[], None], deadline: float
@@ -331,26 +309,6 @@ class AnalyticsRuntime(WorkerRuntime):
             columns = iceberg.table_columns(handle)
             encrypt = self.masker.encryptor(job.company_id)
             return load_sources(self.store, handle, plan, job.id, columns, encrypt, stop)
-
-    def _metadata(self, company_id: str, plan: QueryPlan) -> tuple[dict[str, TableSource], bool]:
-        """Each view's source, and whether every view reads the snapshot its plan names (a table read now
-        may have had commits since the query was planned)."""
-        found: dict[str, TableSource] = {}
-        as_planned = True
-        for view in plan.views:
-            # The table's current metadata file, looked up before the source's: when both are the same
-            # file, the source reads that file's current snapshot.
-            handle = self.reads.table(company_id, view.table_id) if view.snapshot_id is None else None
-            snapshot = self.reads.snapshot(company_id, view.table_id, view.snapshot_id)
-            if handle is not None:
-                current = handle.current_snapshot()
-                read_id = None if current is None else int(current.snapshot_id)
-                same_file = snapshot.metadata_location == str(handle.metadata_location)
-                as_planned = as_planned and same_file and read_id == view.read_snapshot_id
-            files = None if snapshot.data_files is None else tuple(map(readable_path, snapshot.data_files))
-            location = readable_path(snapshot.metadata_location)
-            found[source_key(view)] = TableSource(location, files, view.snapshot_id)
-        return found, as_planned
 
     async def reconcile(self) -> None:
         await self.ready.wait()

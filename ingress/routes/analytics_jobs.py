@@ -22,6 +22,7 @@ from ingress import job_views
 from ingress.analytics_errors import analytics_error, check_row_count
 from ingress.deps import ClientCaller, DbSession, Svc
 from ingress.handoff import hand_off
+from ingress.inline_queries import Ran
 from ingress.job_access import JobOutput, OutputAccess, Reader
 from ingress.job_results_view import preview_or_none
 from ingress.job_views import (
@@ -115,22 +116,39 @@ async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id:
         cached=admitted.source,
         **admitted.job.kwargs(),
     )
+    ran = None
+    if admitted.source is None and svc.inline.admits(caller.company_id, estimated, body.wait_ms):
+        ran = await svc.inline.run(caller.company_id, job_id, admitted.plan, body.wait_ms)
     try:
-        stored = await svc.committer.run(created)
+        stored = await svc.committer.run(partial(created, ran=ran))
     except IntegrityError:
         # A concurrent duplicate (another transaction) took the requestId after the look above.
+        _discard(svc, ran)
         earlier = (
             None if key is None else await run_in_threadpool(_find_earlier, svc, caller, body.table_id, key)
         )
         if earlier is None:
             raise
         return await _answer(svc, caller, body, earlier.id, earlier.bytes_scanned, again=True)
+    except BaseException:  # refused (the company's query slots are taken) or the database failed
+        _discard(svc, ran)
+        raise
+    if isinstance(stored, Job):  # run here and recorded ended
+        preview = await run_in_threadpool(preview_or_none, svc, caller, stored, body.reveal)
+        return _json(answer_text(_summary(job_id, stored, estimated), preview))
     if stored != job_id:  # a duplicate in the same commit batch created it first
+        _discard(svc, ran)
         return await _answer(svc, caller, body, stored, estimated, again=True)
     if admitted.hit is not None:  # answered from the cache: SUCCEEDED as recorded, its preview read already
         return _json(answer_text(_summary(job_id, admitted.hit, 0), admitted.preview))
     await hand_off(svc.publisher, AnalyticsJobRef(job_id=job_id), key=job_id)
     return await _answer(svc, caller, body, job_id, estimated, again=False)
+
+
+def _discard(svc: Services, ran: Ran | None) -> None:
+    """A query run in the ingress whose job was not recorded: its result is nobody's."""
+    if ran is not None and ran.outcome.result_key is not None:
+        svc.inline.discard(ran.outcome.result_key)
 
 
 async def _answer(
@@ -176,10 +194,12 @@ def _create(
     limit: int,
     bytes_scanned: int,
     cached: Job | None,
+    ran: Ran | None = None,
     **fields: Any,
-) -> str:
+) -> str | Job:
     """The new job's id, or the id of the caller's job of the same requestId (which takes no new slot).
-    With ``cached`` the new job is answered by that job's result: it takes no slot either."""
+    With ``cached`` the new job is answered by that job's result: it takes no slot either. With ``ran``
+    (run in the ingress already) it is recorded ended, as a worker would have left it, and returned."""
     now = datetime.now(UTC)
     earlier = None if request is None else earlier_job(session, caller, request, now)
     if earlier is not None:
@@ -205,18 +225,20 @@ def _create(
         )
     if request is not None:
         jobs.release_request_id(session, caller.company_id, caller.user_id, request.request_id, now - WINDOW)
-    return jobs.create(
-        session,
-        job_id=job_id,
-        company_id=caller.company_id,
-        kind=JobKind.QUERY,
-        created_by=caller.user_id,
-        now=now,
-        request_id=None if request is None else request.request_id,
-        request_digest=None if request is None else request.digest,
-        bytes_scanned=bytes_scanned,
+    job_fields: dict[str, Any] = {
+        "job_id": job_id,
+        "company_id": caller.company_id,
+        "kind": JobKind.QUERY,
+        "created_by": caller.user_id,
+        "request_id": None if request is None else request.request_id,
+        "request_digest": None if request is None else request.digest,
+        "bytes_scanned": bytes_scanned,
         **fields,
-    )
+    }
+    if ran is not None:
+        outcome, finished = ran.outcome, ran.finished
+        return jobs.create_ended(session, outcome=outcome, finished=finished, now=ran.started, **job_fields)
+    return jobs.create(session, now=now, **job_fields)
 
 
 def _status(svc: Services, caller: Principal, body: JobStatusRequest) -> dict[str, Any]:

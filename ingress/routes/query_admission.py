@@ -19,7 +19,7 @@ from ingress.routes.analytics import readable
 from ingress.sql_analysis import SqlAnalysis
 from ingress.state import Services
 from schemas.admin import Principal
-from schemas.jobs import QueryRequest
+from schemas.jobs import QueryPlan, QueryRequest
 from sinks.db import jobs
 from sinks.db.models import Job
 
@@ -60,6 +60,7 @@ class Admitted:
 
     planned: Planned
     job: JobFields
+    plan: QueryPlan
     source: Job | None = None
     hit: Job | None = None
     preview: bytes | None = None  # JSON text
@@ -93,11 +94,11 @@ def prepare(
     earlier = cached_result(svc, caller.company_id, key) if body.use_query_cache and key else None
     if earlier is None:
         check_limits(svc, body, planned, caller.company_id)
-        return Admitted(planned, job)
+        return Admitted(planned, job, job_plan)
     check_max_bytes_scanned(svc, body, planned)
     now = datetime.now(UTC)
     hit = hit_view(job_id=job_id, caller=caller, source=earlier, request=request, now=now, **job.kwargs())
-    return Admitted(planned, job, earlier, hit, preview_or_none(svc, caller, hit, body.reveal))
+    return Admitted(planned, job, job_plan, earlier, hit, preview_or_none(svc, caller, hit, body.reveal))
 
 
 def check_max_bytes_scanned(svc: Services, body: QueryRequest, planned: Planned) -> None:

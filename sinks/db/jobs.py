@@ -20,8 +20,31 @@ MAX_ATTEMPTS = 3
 ACTIVE = (JobState.QUEUED.value, JobState.RUNNING.value)
 
 
-def create(
-    session: Session,
+def create(session: Session, **fields: Any) -> str:
+    """A QUEUED job (the fields: ``new_job``). With a ``request_id`` the flush raises IntegrityError when
+    the user's requestId is taken."""
+    job = new_job(**fields)
+    session.add(job)
+    session.flush()
+    return job.id
+
+
+def create_ended(session: Session, *, outcome: Outcome, finished: datetime, **fields: Any) -> Job:
+    """A job that has run already (a query answered in the ingress, ``ingress/inline_queries``), recorded
+    as a worker leaves one: started at its creation (``now``), ended at ``finished`` with ``outcome``. One
+    INSERT; the job is returned detached, its columns loaded."""
+    job = new_job(**fields)
+    job.started_at = job.heartbeat_at = job.created_at
+    job.attempt = 1
+    for name, value in ended_values(outcome, job.created_at, finished, job.notes_json).items():
+        setattr(job, name, value)
+    session.add(job)
+    session.flush()
+    session.expunge(job)
+    return job
+
+
+def new_job(
     *,
     job_id: str,
     company_id: str,
@@ -38,35 +61,30 @@ def create(
     request_id: str | None = None,
     request_digest: str | None = None,
     cache_key: str | None = None,
-) -> str:
-    """A QUEUED job. ``policy``: the runner's effective policy (``core.policy.dumps``), for queries.
-    With a ``request_id`` the flush raises IntegrityError when the user's requestId is taken.
+) -> Job:
+    """A QUEUED job's row. ``policy``: the runner's effective policy (``core.policy.dumps``), for queries.
     ``cache_key``: the query's result-cache key (``core.query_cache``), kept if it runs as planned."""
-    session.add(
-        Job(
-            id=job_id,
-            company_id=company_id,
-            table_id=table_id,
-            tables_json=json.dumps(table_ids),
-            kind=kind.value,
-            state=JobState.QUEUED.value,
-            created_by=created_by,
-            sql=sql,
-            plan_json=plan,
-            bytes_scanned=bytes_scanned,
-            truncated=False,
-            cancel_requested=False,
-            attempt=0,
-            notes_json=json.dumps(notes) if notes else None,
-            policy_json=policy,
-            request_id=request_id,
-            request_digest=request_digest,
-            cache_key=cache_key,
-            created_at=now,
-        )
+    return Job(
+        id=job_id,
+        company_id=company_id,
+        table_id=table_id,
+        tables_json=json.dumps(table_ids),
+        kind=kind.value,
+        state=JobState.QUEUED.value,
+        created_by=created_by,
+        sql=sql,
+        plan_json=plan,
+        bytes_scanned=bytes_scanned,
+        truncated=False,
+        cancel_requested=False,
+        attempt=0,
+        notes_json=json.dumps(notes) if notes else None,
+        policy_json=policy,
+        request_id=request_id,
+        request_digest=request_digest,
+        cache_key=cache_key,
+        created_at=now,
     )
-    session.flush()
-    return job_id
 
 
 def get(session: Session, company_id: str, job_id: str) -> Job | None:
@@ -199,7 +217,17 @@ def finish(session: Session, job_id: str, outcome: Outcome, now: datetime) -> bo
     job = session.get(Job, job_id)
     if job is None:
         return False
-    started = job.started_at or job.created_at
+    values = ended_values(outcome, job.started_at or job.created_at, now, job.notes_json)
+    moved = session.execute(
+        update(Job).where(Job.id == job_id, Job.state == JobState.RUNNING.value).values(**values)
+    )
+    return getattr(moved, "rowcount", 0) == 1
+
+
+def ended_values(
+    outcome: Outcome, started: datetime, now: datetime, notes_json: str | None
+) -> dict[str, Any]:
+    """The columns a job ends with: ``outcome`` reached at ``now`` by a run started at ``started``."""
     values: dict[str, Any] = {
         "state": outcome.state.value,
         "finished_at": now,
@@ -216,15 +244,12 @@ def finish(session: Session, job_id: str, outcome: Outcome, now: datetime) -> bo
         "rejected_sample_json": None
         if outcome.rejected_sample is None
         else json.dumps(outcome.rejected_sample),
-        "notes_json": job.notes_json if outcome.notes is None else json.dumps(outcome.notes),
+        "notes_json": notes_json if outcome.notes is None else json.dumps(outcome.notes),
         "expires_at": now + RESULT_RETENTION if outcome.state is JobState.SUCCEEDED else None,
     }
     if not outcome.cacheable:
         values["cache_key"] = None
-    moved = session.execute(
-        update(Job).where(Job.id == job_id, Job.state == JobState.RUNNING.value).values(**values)
-    )
-    return getattr(moved, "rowcount", 0) == 1
+    return values
 
 
 def cancel(session: Session, company_id: str, job_id: str, now: datetime) -> str | None:

@@ -1,0 +1,95 @@
+"""Short queries whose caller waits are answered by the ingress alone (ingress/inline_queries.py): with no
+worker running, such a query still ends SUCCEEDED, under the caller's own grant, and its job reads as any
+job (status, pages, listing). A query that does not wait, or runs past the ingress's budget, is handed to a
+worker as before: it stays QUEUED until a worker runs, which then ends it once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from schemas.settings import Settings
+from tests.fixtures import module_stack
+from tests.fixtures.stack import make_settings
+from tests.fixtures.tables import Tables
+from tests.fixtures.worker import Worker
+from tests.integration.analytics.test_job_policy import BOB_ONLY, ROWS, SALES, grant
+from tests.integration.analytics.test_query_limits import wait_state
+
+pytestmark = pytest.mark.integration
+
+ALL = "SELECT sale_id, customer, note FROM sales ORDER BY sale_id"
+# 4**20 rows to count: runs until it is stopped.
+SLOW = "SELECT count(*) AS n FROM " + ", ".join(f"sales s{i}" for i in range(20))  # noqa: S608
+
+stack_dir, ingress_db, ingress, worker = module_stack.FIXTURES
+
+
+@pytest.fixture(scope="module")
+def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
+    return make_settings(
+        stack_dir / "data",
+        kafka_bootstrap=kafka_bootstrap,
+        query_timeout_seconds=3,
+        query_inline_budget_ms=300,
+    )
+
+
+@pytest.fixture
+def sales(tables_world: Tables, worker: Worker) -> str:
+    table_id = tables_world.create(SALES)
+    answer = tables_world.analytics("append-rows", table_id, {"rows": ROWS})
+    assert answer.status_code == 200, answer.text
+    tables_world.wait_rows(table_id, len(ROWS))
+    return table_id
+
+
+def test_a_waiting_query_is_answered_without_a_worker(
+    tables_world: Tables, sales: str, worker: Worker
+) -> None:
+    world = tables_world
+    grant(world, sales, world.member_id, **BOB_ONLY)
+    worker.stop()
+    try:
+        answer = world.analytics("query", sales, {"sql": ALL, "waitMs": 20_000})
+        assert answer.status_code == 200, answer.text
+        body = answer.json()
+        assert (body["state"], body["cacheHit"], body["error"]) == ("SUCCEEDED", False, None), body
+        assert [row["sale_id"] for row in body["preview"]["rows"]] == [1, 2, 3, 4]
+        assert body["preview"]["rows"][0]["note"] != "vip"  # masked, as a worker's result is
+        job_id = body["jobId"]
+        status = world.analytics("job-status", sales, {"jobId": job_id}).json()
+        assert (status["state"], status["resultRowCount"]) == ("SUCCEEDED", 4), status
+        assert status["createdAt"] <= status["finishedAt"] and status["elapsedMs"] >= 0
+        page = world.analytics("job-results", sales, {"jobId": job_id, "pageSize": 2}).json()
+        assert [row["sale_id"] for row in page["rows"]] == [1, 2] and page["hasMore"] is True
+        listed = world.analytics("jobs", sales, {"kind": "QUERY"}).json()["jobs"]
+        assert [(j["jobId"], j["state"]) for j in listed] == [(job_id, "SUCCEEDED")]
+
+        # A member's query runs under the member's own grant here too.
+        mine = world.analytics(
+            "query",
+            sales,
+            {"sql": "SELECT * FROM sales ORDER BY sale_id", "waitMs": 20_000},
+            world.member_client,
+        ).json()
+        assert mine["state"] == "SUCCEEDED", mine
+        rows = mine["preview"]["rows"]
+        assert [r["customer"] for r in rows] == ["bob", "bob"] and all("amount" not in r for r in rows)
+
+        # Its result answers the same query from the cache, as a worker's does.
+        again = world.analytics("query", sales, {"sql": ALL}).json()
+        assert (again["state"], again["cacheHit"]) == ("SUCCEEDED", True), again
+        # Not waiting: a worker's job, QUEUED until one runs.
+        queued = world.analytics("query", sales, {"sql": ALL, "useQueryCache": False}).json()
+        assert queued["state"] == "QUEUED", queued
+        # Past the ingress's budget (300 ms here): stopped and handed to a worker.
+        slow = world.analytics("query", sales, {"sql": SLOW, "waitMs": 1_000}).json()
+        assert slow["state"] == "QUEUED", slow
+    finally:
+        worker.start()
+    done = wait_state(world, sales, queued["jobId"], {"SUCCEEDED", "FAILED"})
+    assert (done["state"], done["resultRowCount"]) == ("SUCCEEDED", 4), done
+    timed_out = wait_state(world, sales, slow["jobId"], {"SUCCEEDED", "FAILED", "TIMED_OUT"})
+    assert timed_out["state"] == "TIMED_OUT", timed_out
