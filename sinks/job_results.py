@@ -12,6 +12,7 @@ OSError and botocore's errors say all three; they go to the log): the ingress an
 
 from __future__ import annotations
 
+import bisect
 import logging
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -22,17 +23,25 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from core.bounded_memo import BoundedMemo, MemoBounds
 from schemas.column_types import MaskStrategy, parse_column_type
 from sinks.exceptions import NotFound
 from sinks.iceberg.exceptions import StorageUnavailable
-from sinks.iceberg.results import ResultColumn, column_type_of_arrow, to_json_rows
+from sinks.iceberg.results import ResultColumn, column_type_of_arrow, column_values, rows_of
 from sinks.iceberg.storage import storage_failure
 
 if TYPE_CHECKING:
     from sinks.objectstore import ObjectStore
 
 log = logging.getLogger(__name__)
-ROW_GROUP_ROWS = 10_000
+# A page of /job-results (up to 1,000 rows) lies in one or two row groups and reads only those: at 10,000
+# rows a group, every page decoded ten times the rows it showed (4.6 against 1.6 ms a page of four columns).
+ROW_GROUP_ROWS = 2_000
+# The footers of results read lately, by key and size (a result file is written once, then only read):
+# a result of a million rows has a footer that took longer to parse (5 to 9 ms) than its page to read.
+_FOOTERS: BoundedMemo[tuple[str, int], Footer] = BoundedMemo(
+    MemoBounds(entries=256, total_bytes=32 * 2**20, entry_bytes=4 * 2**20)
+)
 RESULT_STORAGE = "result storage"
 
 
@@ -197,21 +206,41 @@ def read_rows(store: ObjectStore, key: str, offset: int, limit: int) -> pa.Table
 def _read_rows(store: ObjectStore, key: str, offset: int, limit: int) -> pa.Table:
     filesystem, base = store.arrow_filesystem()
     with filesystem.open_input_file(f"{base}/{key}") as source:
-        parquet = pq.ParquetFile(source)
-        groups: list[int] = []
-        start = 0
-        first_start = 0
-        for index in range(parquet.num_row_groups):
-            rows = parquet.metadata.row_group(index).num_rows
-            if start + rows > offset and start < offset + limit:
-                if not groups:
-                    first_start = start
-                groups.append(index)
-            start += rows
+        footer_key = (key, source.size())
+        footer = _FOOTERS.get(footer_key)
+        parquet = pq.ParquetFile(source, metadata=None if footer is None else footer.metadata)
+        if footer is None:
+            footer = Footer.of(parquet.metadata)
+            _FOOTERS.put(footer_key, footer, parquet.metadata.serialized_size)
+        groups, first_start = footer.groups_for(offset, limit)
         if not groups:
             return parquet.schema_arrow.empty_table()
         table = parquet.read_row_groups(groups)
     return table.slice(offset - first_start, limit)
+
+
+@dataclass(frozen=True)
+class Footer:
+    """A result file's parsed footer and the first row of each of its row groups."""
+
+    metadata: pq.FileMetaData
+    starts: tuple[int, ...]  # one more than the groups: the last is the row count
+
+    @classmethod
+    def of(cls, metadata: pq.FileMetaData) -> Footer:
+        starts = [0]
+        for index in range(metadata.num_row_groups):
+            starts.append(starts[-1] + metadata.row_group(index).num_rows)
+        return cls(metadata, tuple(starts))
+
+    def groups_for(self, offset: int, limit: int) -> tuple[list[int], int]:
+        """The row groups holding rows ``offset`` to ``offset + limit``, and the first row of the first."""
+        first = max(bisect.bisect_right(self.starts, offset) - 1, 0)
+        end = min(bisect.bisect_left(self.starts, offset + limit), len(self.starts) - 1)
+        groups = [
+            index for index in range(first, end) if self.starts[index + 1] > max(offset, self.starts[index])
+        ]
+        return groups, self.starts[groups[0]] if groups else 0
 
 
 def result_columns(stored: Sequence[dict[str, Any]]) -> list[ResultColumn]:
@@ -254,15 +283,9 @@ def render(
     """JSON rows. Masked columns are revealed only where asked and allowed; LAST4 needs the plaintext to
     mask, so it is decrypted either way. Columns revealed for some tables only are rendered one by one."""
     columns = result_columns(stored)
-    rows: list[dict[str, Any]] = [{} for _ in range(table.num_rows)]
+    values: list[list[Any]] = []
     for index, (column, meta) in enumerate(zip(columns, stored, strict=True)):
         shown = bool(reveal and meta.get("masked") and revealable.get(meta.get("tableId", ""), False))
-        values = to_json_rows(
-            table.select([index]).rename_columns([column.name]),
-            [column],
-            reveal=shown,
-            decrypt=decrypt if meta.get("masked") else None,
-        )
-        for row, value in zip(rows, values, strict=True):
-            row[column.name] = value[column.name]
-    return rows
+        decrypting = decrypt if meta.get("masked") else None
+        values.append(column_values(table.column(index), column, shown, decrypting))
+    return rows_of([column.name for column in columns], values)

@@ -97,12 +97,16 @@ def to_json_rows(
     columns = list(columns) if columns is not None else result_columns(table.schema)
     if len(columns) != table.num_columns:
         raise ValueError(f"{len(columns)} result columns given for a table of {table.num_columns}")
-    values = [_column_values(table.column(i), column, reveal, decrypt) for i, column in enumerate(columns)]
-    names = [column.name for column in columns]
+    values = [column_values(table.column(i), column, reveal, decrypt) for i, column in enumerate(columns)]
+    return rows_of([column.name for column in columns], values)
+
+
+def rows_of(names: Sequence[str], values: Sequence[list[Any]]) -> list[dict[str, Any]]:
+    """Rows as dicts from each column's JSON-ready values."""
     return [dict(zip(names, row, strict=True)) for row in zip(*values, strict=True)]
 
 
-def _column_values(
+def column_values(
     data: pa.ChunkedArray, column: ResultColumn, reveal: bool, decrypt: Callable[[str], str] | None
 ) -> list[Any]:
     if column.masked:
