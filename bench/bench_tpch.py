@@ -232,11 +232,11 @@ def report(args: argparse.Namespace, timings: list[Timing], trivial: Percentiles
     for t in timings:
         if t.download_ms:
             median = statistics.median(t.download_ms)
-            ratio = median / t.baseline_median
-            verdict = "met" if ratio <= TARGET_LARGE_READ_RATIO else "MISSED"
+            read_ratio = median / t.baseline_median
+            verdict = "met" if read_ratio <= TARGET_LARGE_READ_RATIO else "MISSED"
             print(
                 f"q{t.number:02d} ({t.rows:,} rows) read as the job's Parquet download: {median:,.1f} ms "
-                f"against {t.baseline_median:,.1f} ms, {ratio:.2f}x "
+                f"against {t.baseline_median:,.1f} ms, {read_ratio:.2f}x "
                 f"(target <= {TARGET_LARGE_READ_RATIO}: {verdict})"
             )
     if trivial is not None:
