@@ -40,7 +40,7 @@ from ingress.analytics_errors import analytics_error
 from ingress.errors import ApiError
 from schemas.admin import Principal
 from schemas.jobs import JobKind
-from sinks.db import jobs, tables
+from sinks.db import job_listing, tables
 from sinks.db.append_jobs import AppendJob
 from sinks.db.models import AnalyticsTable, Job
 
@@ -78,7 +78,7 @@ class JobOutput:
         return cls(job.id, job.kind, job.created_by, tables_read, job.policy_json)
 
     @classmethod
-    def of_listed(cls, item: jobs.Listed) -> JobOutput:
+    def of_listed(cls, item: job_listing.Listed) -> JobOutput:
         return cls(item.job_id, item.kind, item.created_by, tuple(item.tables), item.policy)
 
 

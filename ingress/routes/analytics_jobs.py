@@ -51,7 +51,7 @@ from schemas.jobs import (
 )
 from schemas.jobs import JobRequest as CancelRequest
 from schemas.records import AnalyticsJobRef
-from sinks.db import jobs, query_cache
+from sinks.db import job_listing, jobs, query_cache
 from sinks.db.models import Job
 
 # Retry-After of a call refused because the company's concurrent-query slots are taken.
@@ -306,7 +306,7 @@ def list_jobs(
     outputs = OutputAccess(session, Reader.of(caller))
     exhausted = False
     while len(shown) <= body.limit and not exhausted:
-        batch = jobs.listing(
+        batch = job_listing.listing(
             session,
             caller.company_id,
             body.table_id,
@@ -336,7 +336,7 @@ def list_jobs(
     }
 
 
-def _listed(item: jobs.Listed, names: dict[str, str], output_readable: bool) -> dict[str, Any]:
+def _listed(item: job_listing.Listed, names: dict[str, str], output_readable: bool) -> dict[str, Any]:
     """A /jobs entry. A job whose output the caller may not read (``job_access``) is listed without its
     SQL text and row count: both were shaped by its runner's grant."""
     return {
