@@ -12,7 +12,7 @@ from sqlalchemy import bindparam, exists, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from schemas.jobs import JobKind, JobState
-from sinks.db import append_jobs
+from sinks.db import append_jobs, query_scans
 from sinks.db.executions import unindexed
 from sinks.db.models import Job, ReadCharge
 
@@ -27,6 +27,7 @@ def create(session: Session, **fields: Any) -> str:
     job = new_job(**fields)
     session.add(job)
     session.flush()
+    _count_scan(session, job)
     return job.id
 
 
@@ -41,8 +42,15 @@ def create_ended(session: Session, *, outcome: Outcome, finished: datetime, **fi
         setattr(job, name, value)
     session.add(job)
     session.flush()
+    _count_scan(session, job)
     session.expunge(job)
     return job
+
+
+def _count_scan(session: Session, job: Job) -> None:
+    """A query's estimated bytes count against its company's allowance of the day it was created."""
+    if job.kind == JobKind.QUERY.value:
+        query_scans.count(session, job.company_id, job.created_at.date(), job.bytes_scanned)
 
 
 def new_job(
@@ -156,19 +164,15 @@ def active_queries(session: Session, company_id: str) -> int:
 
 
 def scanned_since(session: Session, company_id: str, since: datetime) -> int:
-    """Bytes scanned by the company's queries created since ``since`` (cancelled and failed ones count),
-    and by its describe and preview reads since that day (``sinks/db/read_charges.py``)."""
+    """Bytes counted against the company's scan allowance from the UTC day of ``since`` (a midnight) on:
+    its query jobs' estimates (cancelled and failed ones count) and its describe and preview reads, one
+    counter row per day (``sinks/db/query_scans.py``, ``sinks/db/read_charges.py``)."""
     total = session.scalar(
-        select(func.coalesce(func.sum(Job.bytes_scanned), 0)).where(
-            Job.company_id == company_id, Job.kind == JobKind.QUERY.value, Job.created_at >= since
-        )
-    )
-    reads = session.scalar(
-        select(func.coalesce(func.sum(ReadCharge.bytes_read), 0)).where(
+        select(func.coalesce(func.sum(ReadCharge.bytes_read + ReadCharge.query_bytes), 0)).where(
             ReadCharge.company_id == company_id, ReadCharge.day >= since.date()
         )
     )
-    return int(total or 0) + int(reads or 0)
+    return int(total or 0)
 
 
 def loaded_since(session: Session, company_id: str, since: datetime) -> int:

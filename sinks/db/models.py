@@ -560,14 +560,16 @@ class Upload(Base):
 
 
 class ReadCharge(Base):
-    """Bytes of table data a company's describe (with statistics) and preview calls read on one UTC day;
-    they count against the daily scan allowance together with its query jobs' ``bytes_scanned``."""
+    """What counts against a company's daily scan allowance on one UTC day: the bytes of table data its
+    describe (with statistics) and preview calls read, and the bytes its query jobs created that day are
+    estimated to scan (``bytes_scanned``, counted as each job is recorded: ``sinks/db/query_scans.py``)."""
 
     __tablename__ = "read_charges"
 
     company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), primary_key=True)
     day: Mapped[date] = mapped_column(Date, primary_key=True)
     bytes_read: Mapped[int] = mapped_column(BigInteger, default=0)
+    query_bytes: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 
 class RateCounter(Base):

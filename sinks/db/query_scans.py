@@ -1,0 +1,57 @@
+"""Bytes each company's query jobs are estimated to scan, per UTC day, counted as the jobs are recorded.
+
+The daily scan allowance was checked by summing ``bytes_scanned`` over the company's jobs of the day on every
+/query, /estimate, describe and preview, so its cost grew with the day's queries (a dashboard's thousandth
+query of the day read a thousand rows). The day's total is now one counter per company and day in
+``read_charges`` (beside the bytes describe and preview read), added to in the transaction that records
+the job: a job's ``bytes_scanned`` is fixed when it is created, so the counter is exact. The additions of a
+group commit are gathered and written once, sorted by company, just before it commits (the same rows in the
+same order in every transaction: two processes' commits never wait on each other in a cycle).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, cast
+
+from sqlalchemy import Table
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from sinks.db.deferred import at_commit, gathered
+from sinks.db.models import ReadCharge
+
+_PENDING = "svc.pending_query_scans"
+
+
+def _upsert(dialect: Any) -> Any:
+    table = cast(Table, ReadCharge.__table__)
+    statement = dialect.insert(table)
+    return statement.on_conflict_do_update(
+        index_elements=["company_id", "day"],
+        set_={"query_bytes": table.c.query_bytes + statement.excluded.query_bytes},
+    )
+
+
+_ADD = {"postgresql": _upsert(postgresql), "sqlite": _upsert(sqlite)}
+
+
+def count(session: Session, company_id: str, day: date, size: int) -> None:
+    """Add a query job's ``size`` estimated bytes to the company's total of ``day`` when the transaction
+    commits."""
+    if size > 0:
+        pending: dict[tuple[str, date], int] = gathered(session, _PENDING, dict)
+        pending[(company_id, day)] = pending.get((company_id, day), 0) + size
+
+
+def _write(session: Session, pending: dict[tuple[str, date], int]) -> None:
+    rows = [
+        {"company_id": company_id, "day": day, "bytes_read": 0, "query_bytes": size}
+        for (company_id, day), size in sorted(pending.items())
+    ]
+    if rows:
+        connection = session.connection()
+        connection.execute(_ADD[connection.dialect.name], rows)
+
+
+at_commit(_PENDING, _write)
