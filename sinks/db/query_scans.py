@@ -24,16 +24,25 @@ from sinks.db.models import ReadCharge
 _PENDING = "svc.pending_query_scans"
 
 
-def _upsert(dialect: Any) -> Any:
+def _upsert(dialect: Any, column: str) -> Any:
     table = cast(Table, ReadCharge.__table__)
     statement = dialect.insert(table)
     return statement.on_conflict_do_update(
         index_elements=["company_id", "day"],
-        set_={"query_bytes": table.c.query_bytes + statement.excluded.query_bytes},
+        set_={column: table.c[column] + statement.excluded[column]},
     )
 
 
-_ADD = {"postgresql": _upsert(postgresql), "sqlite": _upsert(sqlite)}
+_ADD = {"postgresql": _upsert(postgresql, "query_bytes"), "sqlite": _upsert(sqlite, "query_bytes")}
+_READ = {"postgresql": _upsert(postgresql, "bytes_read"), "sqlite": _upsert(sqlite, "bytes_read")}
+
+
+def add_read(session: Session, company_id: str, day: date, size: int) -> None:
+    """Add ``size`` bytes read by describe or preview to the company's day, now. An upsert, as the query
+    counter's: the day's row may be inserted by either, in another transaction, at the same moment."""
+    connection = session.connection()
+    row = {"company_id": company_id, "day": day, "bytes_read": size, "query_bytes": 0}
+    connection.execute(_READ[connection.dialect.name], [row])
 
 
 def count(session: Session, company_id: str, day: date, size: int) -> None:

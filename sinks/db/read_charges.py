@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from sinks.db import jobs
+from sinks.db import jobs, query_scans
 from sinks.db.company_lock import lock_company
 from sinks.db.models import ReadCharge
 
@@ -47,12 +47,5 @@ def charge(session: Session, company_id: str, size: int, *, now: datetime, allow
         raise AllowanceExceeded(max(0, remaining))
     if size <= 0:
         return remaining
-    day = now.date()
-    added = session.execute(
-        update(ReadCharge)
-        .where(ReadCharge.company_id == company_id, ReadCharge.day == day)
-        .values(bytes_read=ReadCharge.bytes_read + size)
-    )
-    if not getattr(added, "rowcount", 0):
-        session.execute(insert(ReadCharge).values(company_id=company_id, day=day, bytes_read=size))
+    query_scans.add_read(session, company_id, now.date(), size)
     return remaining - size

@@ -8,11 +8,12 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from alembic import command
-from sqlalchemy import Date, column, insert, inspect, select, table
+from sqlalchemy import Date, column, insert, inspect, select, table, text
 
 from schemas.jobs import JobKind
 from schemas.settings import Settings
-from sinks.db import jobs
+from sinks.db import jobs, read_charges
+from sinks.db.company_lock import lock_company
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.migrate import alembic_config, upgrade
 from sinks.db.models import AnalyticsTable, Company, Job, ReadCharge, User
@@ -138,5 +139,54 @@ def test_a_recorded_query_counts_its_estimate_on_its_day(settings: Settings) -> 
             assert jobs.scanned_since(session, "k2", day) == 7
             assert jobs.scanned_since(session, "k1", day + timedelta(days=1)) == 0
             assert session.get(ReadCharge, ("k1", date(2026, 3, 4))) is not None
+    finally:
+        engine.dispose()
+
+
+def test_a_query_is_counted_while_a_preview_holds_the_company_lock(settings: Settings) -> None:
+    """PostgreSQL: the company lock (FOR NO KEY UPDATE) lets a group commit insert the day's counter row that
+    references the company; under FOR UPDATE the two waited on each other (a deadlock once the preview's
+    charge inserted the same row)."""
+    url = settings.resolved_database_url
+    if not url.startswith("postgresql"):
+        pytest.skip("SQLite has one writer at a time by design")
+    upgrade(url)
+    engine = make_engine(url)
+    sessions = make_sessions(engine)
+    now = datetime(2026, 5, 6, 7, 8, 9, tzinfo=UTC)
+    try:
+        with sessions.begin() as session:
+            session.execute(insert(Company).values(id="p1", name="p1", created_at=now))
+            session.execute(insert(User).values(id="u-p1", company_id="p1", email="p1@acme.test"))
+            session.execute(
+                insert(AnalyticsTable).values(
+                    id="t-p1",
+                    company_id="p1",
+                    sql_name="orders",
+                    name="Orders",
+                    columns_json="[]",
+                    created_by="u-p1",
+                )
+            )
+        with sessions.begin() as holder:
+            lock_company(holder, "p1")
+            with sessions.begin() as other:
+                other.execute(text("SET LOCAL lock_timeout = '5s'"))  # blocked: fails instead of hanging
+                jobs.create(
+                    other,
+                    job_id="q9",
+                    company_id="p1",
+                    table_id="t-p1",
+                    table_ids=["t-p1"],
+                    kind=JobKind.QUERY,
+                    created_by="u-p1",
+                    sql="SELECT 1",
+                    plan="{}",
+                    bytes_scanned=11,
+                    now=now,
+                )
+            read_charges.charge(holder, "p1", 4, now=now, allowance=1000)
+        with sessions() as session:
+            assert jobs.scanned_since(session, "p1", datetime(2026, 5, 6, tzinfo=UTC)) == 15
     finally:
         engine.dispose()
