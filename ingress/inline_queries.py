@@ -19,10 +19,14 @@ ingress loses nothing it acknowledged.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
+from typing import Any
 
 from duckdb import DuckDBPyConnection
 from prometheus_client import CollectorRegistry, Counter
@@ -35,10 +39,14 @@ from sinks.iceberg import catalog as iceberg
 from sinks.iceberg.read_cache import TableReads
 from sinks.job_results import Written, delete_result, result_key
 from sinks.objectstore import ObjectStore
-from sinks.query_engine import QueryEngines
+from sinks.query_engine import QueryEngines, QueryInterrupted
 from sinks.query_runs import execute, succeeded
 
 log = logging.getLogger(__name__)
+# A call that waits less than this is never run here: its budget would be shorter than the run's start.
+MIN_WAIT_MS = 100
+_STOP_EVERY_SECONDS = 0.05
+_DATABASES = 8  # company databases kept open per process (each opening costs some 250 ms)
 
 
 @dataclass(frozen=True)
@@ -59,11 +67,44 @@ class Slots:
 
     def admits(self, company_id: str, estimated_bytes: int, max_bytes: int, wait_ms: int) -> bool:
         return (
-            wait_ms > 0
+            wait_ms >= MIN_WAIT_MS
             and estimated_bytes <= max_bytes
             and len(self.companies) < self.size
             and company_id not in self.companies
         )
+
+
+class _Run:
+    """One run's stop: a flag the run's thread checks between its steps, and its cursor to interrupt.
+    DuckDB drops an interrupt that comes while no statement runs, so a stop is repeated until the run
+    ends (``_stop_after``)."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self._lock = threading.Lock()
+        self._cursor: DuckDBPyConnection | None = None
+
+    def started(self, cursor: DuckDBPyConnection) -> None:
+        with self._lock:
+            self._cursor = cursor
+
+    def ended(self) -> None:
+        with self._lock:
+            self._cursor = None
+
+    def interrupt(self) -> None:
+        self.stop.set()
+        with self._lock:
+            if self._cursor is not None:
+                with contextlib.suppress(Exception):  # a cursor closing at this moment
+                    self._cursor.interrupt()
+
+
+async def _stop_after(run: _Run, work: asyncio.Future[Any], seconds: float) -> None:
+    await asyncio.sleep(seconds)
+    while not work.done():
+        run.interrupt()
+        await asyncio.sleep(_STOP_EVERY_SECONDS)
 
 
 class InlineQueries:
@@ -80,11 +121,12 @@ class InlineQueries:
             threads=settings.query_threads,
             memory_limit=settings.query_inline_memory_limit,
             s3=s3_access_for(warehouse, getattr(catalog, "properties", {})),
-            size=size,
+            size=_DATABASES,
             spill_root=settings.data_dir,
             max_spill_bytes=settings.query_max_temp_bytes,
         )
         self._outcomes: Counter | None = None
+        self._stopping: set[asyncio.Future[None]] = set()  # stops of runs whose call was cancelled
 
     def count_in(self, registry: CollectorRegistry) -> None:
         self._outcomes = Counter(
@@ -112,29 +154,41 @@ class InlineQueries:
         return None if outcome is None else Ran(outcome, started, datetime.now(UTC))
 
     async def _run(self, company_id: str, job_id: str, plan: QueryPlan, wait_ms: int) -> Outcome | None:
-        cursor = self._engines.cursor(iceberg.namespace_for(company_id))
         key = result_key(company_id, job_id)
         loop = asyncio.get_running_loop()
-        work = loop.run_in_executor(self._pool, self._execute, cursor, company_id, plan, key)
+        run = _Run()
         budget = min(self._settings.query_inline_budget_ms, wait_ms) / 1000
-        stop = loop.call_later(budget, cursor.interrupt)
+        try:
+            work = loop.run_in_executor(self._pool, self._execute, run, company_id, plan, key)
+        except Exception:  # the pool is shut down (the process is stopping)
+            log.warning("query handed to a worker", extra={"job_id": job_id, "reason": "no inline pool"})
+            return None
+        watchdog = asyncio.ensure_future(_stop_after(run, work, budget))
         try:
             written, as_planned = await asyncio.shield(work)
-        except asyncio.CancelledError:  # the caller went away: stop the query, drop what it wrote anyway
-            cursor.interrupt()
-            work.add_done_callback(lambda done: self._discard_written(done, key))
+            return succeeded(plan, key, written, cacheable=as_planned)
+        except asyncio.CancelledError:  # the call was cancelled (the server stopping): stop, drop its result
+            stopping = asyncio.ensure_future(_stop_after(run, work, 0.0))
+            self._stopping.add(stopping)
+            stopping.add_done_callback(self._stopping.discard)
+            work.add_done_callback(partial(self._discard_written, key=key))
             raise
         except Exception as exc:  # stopped at its budget, failed or refused: a worker runs it as any job
             log.info("query handed to a worker", extra={"job_id": job_id, "reason": type(exc).__name__})
             return None
         finally:
-            stop.cancel()
-        return succeeded(plan, key, written, cacheable=as_planned)
+            watchdog.cancel()
 
-    def _execute(
-        self, cursor: DuckDBPyConnection, company_id: str, plan: QueryPlan, key: str
-    ) -> tuple[Written, bool]:
+    def _execute(self, run: _Run, company_id: str, plan: QueryPlan, key: str) -> tuple[Written, bool]:
+        """In a pool thread: the company's database is opened here (its first open loads DuckDB's
+        extensions, some 250 ms that must not stall the event loop)."""
+        if run.stop.is_set():
+            raise QueryInterrupted("stopped before it started")
+        cursor = self._engines.cursor(iceberg.namespace_for(company_id))
+        run.started(cursor)
         try:
+            if run.stop.is_set():
+                raise QueryInterrupted("stopped before it started")
             return execute(
                 cursor,
                 self._reads,
@@ -143,11 +197,13 @@ class InlineQueries:
                 plan,
                 key,
                 max_result_bytes=self._settings.query_max_result_bytes,
+                may_write=lambda: not run.stop.is_set(),
             )
         finally:
+            run.ended()
             cursor.close()
 
-    def _discard_written(self, done: asyncio.Future[tuple[Written, bool]], key: str) -> None:
+    def _discard_written(self, done: asyncio.Future[tuple[Written, bool]], *, key: str) -> None:
         if not done.cancelled() and done.exception() is None:
             self.discard(key)
 

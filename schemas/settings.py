@@ -162,11 +162,11 @@ class Settings(BaseSettings):
     query_concurrency: int = Field(4, ge=1, le=64)
     query_threads: int = Field(2, ge=1, le=256)
     query_memory_limit: str = "2GB"
-    # Short queries answered in the ingress process while their caller waits (ingress/inline_queries.py):
-    # at most this many at once per ingress process, one per company (0: every query goes to a worker);
-    # each may scan up to inline_max_bytes (estimated) and run inline_budget_ms (or the call's waitMs, if
-    # shorter) before it is stopped and handed to a worker as any other job.
-    query_inline_concurrency: int = Field(2, ge=0, le=64)
+    # Short queries answered in the ingress process while their caller waits (ingress/inline_queries.py),
+    # off by default (0: every query goes to a worker, as the design has it): at most this many at once per
+    # ingress process, one per company; each may scan up to inline_max_bytes (estimated) and run
+    # inline_budget_ms (or the call's waitMs, if shorter) before it is stopped and handed to a worker.
+    query_inline_concurrency: int = Field(0, ge=0, le=64)
     query_inline_max_bytes: int = Field(256 * 1024**2, ge=0)
     query_inline_budget_ms: int = Field(1000, ge=10, le=60_000)
     query_inline_memory_limit: str = "512MB"

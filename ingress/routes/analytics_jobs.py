@@ -21,6 +21,7 @@ from core.request_ids import WINDOW
 from ingress import job_views
 from ingress.analytics_errors import analytics_error, check_row_count
 from ingress.deps import ClientCaller, DbSession, Svc
+from ingress.errors import ApiError
 from ingress.handoff import hand_off
 from ingress.inline_queries import Ran
 from ingress.job_access import JobOutput, OutputAccess, Reader
@@ -130,9 +131,10 @@ async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id:
         if earlier is None:
             raise
         return await _answer(svc, caller, body, earlier.id, earlier.bytes_scanned, again=True)
-    except BaseException:  # refused (the company's query slots are taken) or the database failed
+    except ApiError:  # refused (the company's query slots are taken): nothing was recorded
         _discard(svc, ran)
         raise
+    # Any other failure (the database, the call cancelled) leaves the result: its job may have committed.
     if isinstance(stored, Job):  # run here and recorded ended
         preview = await run_in_threadpool(preview_or_none, svc, caller, stored, body.reveal)
         return _json(answer_text(_summary(job_id, stored, estimated), preview))

@@ -14,7 +14,8 @@ MAX = 1000
     ("size", "running", "company", "estimate", "wait_ms", "admitted"),
     [
         (2, set(), "a", 10, 5000, True),
-        (2, set(), "a", MAX, 1, True),  # at the limit
+        (2, set(), "a", MAX, 100, True),  # at both limits
+        (2, set(), "a", 10, 99, False),  # a wait shorter than a run's start
         (2, set(), "a", MAX + 1, 5000, False),  # estimated over it
         (2, set(), "a", 10, 0, False),  # the caller does not wait: a worker's job
         (2, {"a"}, "a", 10, 5000, False),  # one per company

@@ -1,7 +1,8 @@
-"""Short queries whose caller waits are answered by the ingress alone (ingress/inline_queries.py): with no
-worker running, such a query still ends SUCCEEDED, under the caller's own grant, and its job reads as any
-job (status, pages, listing). A query that does not wait, or runs past the ingress's budget, is handed to a
-worker as before: it stays QUEUED until a worker runs, which then ends it once."""
+"""Short queries whose caller waits are answered by the ingress alone (ingress/inline_queries.py, turned on
+here: SVC_QUERY_INLINE_CONCURRENCY is 0 by default): with no worker running, such a query still ends
+SUCCEEDED, under the caller's own grant, and its job reads as any job (status, pages, listing). A query that
+does not wait, or runs past the ingress's budget, is handed to a worker as before: it stays QUEUED until a
+worker runs, which then ends it once."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
         stack_dir / "data",
         kafka_bootstrap=kafka_bootstrap,
         query_timeout_seconds=3,
+        query_inline_concurrency=2,
         query_inline_budget_ms=300,
     )
 
@@ -84,12 +86,16 @@ def test_a_waiting_query_is_answered_without_a_worker(
         # Not waiting: a worker's job, QUEUED until one runs.
         queued = world.analytics("query", sales, {"sql": ALL, "useQueryCache": False}).json()
         assert queued["state"] == "QUEUED", queued
-        # Past the ingress's budget (300 ms here): stopped and handed to a worker.
+        # Past the ingress's budget (300 ms here), or past a short waitMs: stopped and handed to a worker,
+        # the stop repeated until DuckDB takes it (one that comes between statements is dropped).
         slow = world.analytics("query", sales, {"sql": SLOW, "waitMs": 1_000}).json()
         assert slow["state"] == "QUEUED", slow
+        shorts = [world.analytics("query", sales, {"sql": SLOW, "waitMs": 100}).json() for _ in range(4)]
+        assert [short["state"] for short in shorts] == ["QUEUED"] * 4, shorts
     finally:
         worker.start()
     done = wait_state(world, sales, queued["jobId"], {"SUCCEEDED", "FAILED"})
     assert (done["state"], done["resultRowCount"]) == ("SUCCEEDED", 4), done
-    timed_out = wait_state(world, sales, slow["jobId"], {"SUCCEEDED", "FAILED", "TIMED_OUT"})
-    assert timed_out["state"] == "TIMED_OUT", timed_out
+    for job in (slow, *shorts):
+        timed_out = wait_state(world, sales, job["jobId"], {"SUCCEEDED", "FAILED", "TIMED_OUT"})
+        assert timed_out["state"] == "TIMED_OUT", timed_out
