@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from alembic import command
 from sqlalchemy import Date, column, insert, inspect, select, table, text
+from sqlalchemy.orm import Session
 
 from schemas.jobs import JobKind
 from schemas.settings import Settings
@@ -20,6 +21,25 @@ from sinks.db.models import AnalyticsTable, Company, Job, ReadCharge, User
 from tests.fixtures.migrations import assert_schema_matches_models
 
 pytestmark = pytest.mark.integration
+
+
+def _companies(session: Session, ids: tuple[str, ...], now: datetime) -> None:
+    """Each company with its user ``u-<id>`` and its table ``t-<id>``."""
+    for company in ids:
+        session.execute(insert(Company).values(id=company, name=company, created_at=now))
+        session.execute(
+            insert(User).values(id=f"u-{company}", company_id=company, email=f"{company}@acme.test")
+        )
+        session.execute(
+            insert(AnalyticsTable).values(
+                id=f"t-{company}",
+                company_id=company,
+                sql_name="orders",
+                name="Orders",
+                columns_json="[]",
+                created_by=f"u-{company}",
+            )
+        )
 
 
 def _job(job_id: str, company_id: str, kind: str, scanned: int, created: datetime) -> dict[str, object]:
@@ -49,21 +69,7 @@ def test_todays_query_scans_become_a_counter(settings: Settings) -> None:
     try:
         assert "query_bytes" not in {c["name"] for c in inspect(engine).get_columns("read_charges")}
         with sessions.begin() as session:
-            for company in ("c1", "c2"):
-                session.execute(insert(Company).values(id=company, name=company, created_at=now))
-                session.execute(
-                    insert(User).values(id=f"u-{company}", company_id=company, email=f"{company}@acme.test")
-                )
-                session.execute(
-                    insert(AnalyticsTable).values(
-                        id=f"t-{company}",
-                        company_id=company,
-                        sql_name="orders",
-                        name="Orders",
-                        columns_json="[]",
-                        created_by=f"u-{company}",
-                    )
-                )
+            _companies(session, ("c1", "c2"), now)
             session.execute(
                 insert(Job),
                 [
@@ -103,21 +109,7 @@ def test_a_recorded_query_counts_its_estimate_on_its_day(settings: Settings) -> 
     now = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
     try:
         with sessions.begin() as session:
-            for company in ("k1", "k2"):
-                session.execute(insert(Company).values(id=company, name=company, created_at=now))
-                session.execute(
-                    insert(User).values(id=f"u-{company}", company_id=company, email=f"{company}@acme.test")
-                )
-                session.execute(
-                    insert(AnalyticsTable).values(
-                        id=f"t-{company}",
-                        company_id=company,
-                        sql_name="orders",
-                        name="Orders",
-                        columns_json="[]",
-                        created_by=f"u-{company}",
-                    )
-                )
+            _companies(session, ("k1", "k2"), now)
         with sessions.begin() as session:
             for job_id, company, size in (("q1", "k1", 10), ("q2", "k1", 5), ("q3", "k2", 7)):
                 jobs.create(
@@ -156,18 +148,7 @@ def test_a_query_is_counted_while_a_preview_holds_the_company_lock(settings: Set
     now = datetime(2026, 5, 6, 7, 8, 9, tzinfo=UTC)
     try:
         with sessions.begin() as session:
-            session.execute(insert(Company).values(id="p1", name="p1", created_at=now))
-            session.execute(insert(User).values(id="u-p1", company_id="p1", email="p1@acme.test"))
-            session.execute(
-                insert(AnalyticsTable).values(
-                    id="t-p1",
-                    company_id="p1",
-                    sql_name="orders",
-                    name="Orders",
-                    columns_json="[]",
-                    created_by="u-p1",
-                )
-            )
+            _companies(session, ("p1",), now)
         with sessions.begin() as holder:
             lock_company(holder, "p1")
             with sessions.begin() as other:

@@ -61,14 +61,7 @@ class AnalyticsClient:
         asked for: a repeated query would otherwise be answered from its first run's result, and neither
         the oracle nor the benchmark would measure the query."""
         request = {"sql": sql, "waitMs": MAX_WAIT_MS, "maxRows": max_rows, "useQueryCache": use_cache}
-        body = self.call("query", request)
-        job_id = str(body["jobId"])
-        deadline = time.monotonic() + timeout
-        while body["state"] in _RUNNING:
-            if time.monotonic() > deadline:
-                raise ServiceError(f"job {job_id} still {body['state']} after {timeout:.0f} s")
-            body = self.call("job-status", {"jobId": job_id, "waitMs": MAX_WAIT_MS})
-        self._check_succeeded(job_id, body)
+        job_id, body = self._succeeded(request, timeout)
         preview = body.get("preview")
         if preview is not None and not preview["truncated"] and preview["totalRows"] <= len(preview["rows"]):
             return ServiceResult(
@@ -79,7 +72,15 @@ class AnalyticsClient:
     def query_download(self, sql: str, *, timeout: float = 300) -> pa.Table:
         """Run ``sql`` (the cache off) and read its whole result as the job's Parquet download: one link
         and one streamed file instead of a page of JSON per thousand rows."""
-        request = {"sql": sql, "waitMs": MAX_WAIT_MS, "useQueryCache": False}
+        job_id, _ = self._succeeded({"sql": sql, "waitMs": MAX_WAIT_MS, "useQueryCache": False}, timeout)
+        link = self.call("job-download-url", {"jobId": job_id, "format": "PARQUET"})
+        answer = self.client.get(link["url"])
+        if answer.status_code != 200:
+            raise ServiceError(f"the download of job {job_id} answered {answer.status_code}")
+        return pq.read_table(pa.BufferReader(answer.content))
+
+    def _succeeded(self, request: dict[str, Any], timeout: float) -> tuple[str, dict[str, Any]]:
+        """/query ``request``, then /job-status until the job ends: its id and last answer, once SUCCEEDED."""
         body = self.call("query", request)
         job_id = str(body["jobId"])
         deadline = time.monotonic() + timeout
@@ -87,17 +88,9 @@ class AnalyticsClient:
             if time.monotonic() > deadline:
                 raise ServiceError(f"job {job_id} still {body['state']} after {timeout:.0f} s")
             body = self.call("job-status", {"jobId": job_id, "waitMs": MAX_WAIT_MS})
-        self._check_succeeded(job_id, body)
-        link = self.call("job-download-url", {"jobId": job_id, "format": "PARQUET"})
-        answer = self.client.get(link["url"])
-        if answer.status_code != 200:
-            raise ServiceError(f"the download of job {job_id} answered {answer.status_code}")
-        return pq.read_table(pa.BufferReader(answer.content))
-
-    @staticmethod
-    def _check_succeeded(job_id: str, body: dict[str, Any]) -> None:
         if body["state"] != "SUCCEEDED":
             raise ServiceError(f"job {job_id} ended {body['state']}: {body.get('error')}")
+        return job_id, body
 
     def _pages(self, job_id: str, body: dict[str, Any]) -> ServiceResult:
         rows: list[dict[str, Any]] = []
