@@ -46,6 +46,7 @@ from sinks.iceberg import table_files
 from sinks.iceberg.commit_turns import compaction_turn
 from sinks.iceberg.compaction_commit import CompactionFiles, CompactionTransaction, Prepared
 from sinks.iceberg.snapshots import COMPACT_MARK, MAINTENANCE
+from sinks.iceberg.work_pools import Kind, separate_pool
 from sinks.iceberg.writer import NEXT_RECORD_ID, SNAPSHOTS_MIN_AGE
 
 log = logging.getLogger(__name__)
@@ -87,12 +88,13 @@ def maintain(
     reader = table_files.ManifestReader(table)
     data_files, _ = reader.current_data_files()
     report = Report(files_before=len(data_files), files_after=len(data_files))
-    if Action.COMPACT in actions:
-        report = compact(table, reader, limits, report, dry_run=dry_run)
-    if Action.EXPIRE_SNAPSHOTS in actions:
-        report = expire(table, limits, report, now=now, dry_run=dry_run)
-    if Action.REMOVE_ORPHANS in actions:
-        report = remove_orphans(table, limits, report, now=now, dry_run=dry_run)
+    with separate_pool(Kind.MAINTENANCE):
+        if Action.COMPACT in actions:
+            report = compact(table, reader, limits, report, dry_run=dry_run)
+        if Action.EXPIRE_SNAPSHOTS in actions:
+            report = expire(table, limits, report, now=now, dry_run=dry_run)
+        if Action.REMOVE_ORPHANS in actions:
+            report = remove_orphans(table, limits, report, now=now, dry_run=dry_run)
     return report
 
 

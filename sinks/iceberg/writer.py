@@ -38,6 +38,7 @@ from sinks.iceberg.catalog import PAUSE_BEFORE_COMMIT, TABLE_PROPERTIES
 from sinks.iceberg.commit_turns import writer_turn
 from sinks.iceberg.convert import repeated, sequence
 from sinks.iceberg.exceptions import CommitConflict
+from sinks.iceberg.work_pools import Kind, separate_pool
 
 logger = logging.getLogger(__name__)
 
@@ -233,7 +234,8 @@ def delete_rows(
     table: Table, predicate: Predicate, op_id: str, *, max_attempts: int = DEFAULT_ATTEMPTS
 ) -> MutationOutcome:
     """Delete the rows matching `predicate` once per `op_id`."""
-    return _mutate(table, predicate, None, op_id, max_attempts)
+    with separate_pool(Kind.MUTATIONS):
+        return _mutate(table, predicate, None, op_id, max_attempts)
 
 
 def overwrite_rows(
@@ -250,7 +252,8 @@ def overwrite_rows(
     returns the new rows, which is what an UPDATE needs under concurrent writers. Rows without a
     `_record_id` (null or no such column) get new ones; rows without a `_load_id` get the op id.
     """
-    return _mutate(table, predicate, replacement, op_id, max_attempts)
+    with separate_pool(Kind.MUTATIONS):
+        return _mutate(table, predicate, replacement, op_id, max_attempts)
 
 
 def _mutate(
