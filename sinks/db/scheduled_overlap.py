@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, exists, or_, select
+from sqlalchemy import ColumnElement, and_, exists, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from schemas.scheduled_catchup import OverlapPolicy
@@ -26,7 +26,7 @@ from schemas.scheduled_events import RunStatus
 from sinks.db.models import ScheduledEvent, ScheduledEventRun
 from sinks.db.scheduled_events import Tick
 
-__all__ = ["hold_back", "take_released"]
+__all__ = ["hold_back", "others_in_progress", "take_released"]
 
 QUEUED, RUNNING = RunStatus.QUEUED.value, RunStatus.RUNNING.value
 Ready = tuple[ScheduledEventRun, ScheduledEvent, dict[str, Any]]
@@ -48,29 +48,48 @@ def _judged(run: ScheduledEventRun, event: ScheduledEvent) -> bool:
     return not run.manual and run.attempt == 1 and (run.backfill or not allowed)
 
 
-def hold_back(session: Session, ready: list[Ready], now: datetime) -> list[Ready]:
-    """Of runs just moved to RUNNING, those that may start; the others are SKIPPED or buffered here."""
+def others_in_progress(starting: list[str]) -> ColumnElement[bool]:
+    """For a run a query reads: whether its event has a run in progress besides ``starting``. Read with the
+    runs being claimed, it spares :func:`hold_back` its query for every event that has none."""
+    other = aliased(ScheduledEventRun)
+    return exists().where(
+        other.event_id == ScheduledEventRun.event_id,
+        other.status.in_((QUEUED, RUNNING)),
+        other.id.not_in(starting),
+    )
+
+
+def _in_progress(session: Session, event_ids: set[str], starting: set[str]) -> list[_Other]:
+    """The runs of ``event_ids`` in progress, besides ``starting``."""
+    rows = session.execute(
+        select(
+            ScheduledEventRun.id,
+            ScheduledEventRun.event_id,
+            ScheduledEventRun.status,
+            ScheduledEventRun.scheduled_for,
+            ScheduledEventRun.buffered,
+        ).where(
+            ScheduledEventRun.event_id.in_(event_ids),
+            ScheduledEventRun.status.in_((QUEUED, RUNNING)),
+            ScheduledEventRun.id.not_in(starting),
+        )
+    )
+    return [_Other(*row) for row in rows]
+
+
+def hold_back(
+    session: Session, ready: list[Ready], now: datetime, may_be_busy: set[str] | None = None
+) -> list[Ready]:
+    """Of runs just moved to RUNNING, those that may start; the others are SKIPPED or buffered here.
+    ``may_be_busy``: the events that may have another run in progress (:func:`others_in_progress`); None: any."""
     judged = [item for item in ready if _judged(item[0], item[1])]
     if not judged:
         return ready
     event_ids = {run.event_id for run, _, _ in judged}
+    if may_be_busy is not None:
+        event_ids &= may_be_busy
     starting = {run.id for run, _, _ in ready}
-    others = [
-        _Other(*row)
-        for row in session.execute(
-            select(
-                ScheduledEventRun.id,
-                ScheduledEventRun.event_id,
-                ScheduledEventRun.status,
-                ScheduledEventRun.scheduled_for,
-                ScheduledEventRun.buffered,
-            ).where(
-                ScheduledEventRun.event_id.in_(event_ids),
-                ScheduledEventRun.status.in_((QUEUED, RUNNING)),
-                ScheduledEventRun.id.not_in(starting),
-            )
-        )
-    ]
+    others = _in_progress(session, event_ids, starting) if event_ids else []
     # Two fires of one event starting in the same batch: the earlier one goes first.
     started: dict[str, str] = {}
     kept: list[Ready] = []

@@ -23,7 +23,7 @@ from schemas.scheduled_actions import ActionType
 from schemas.scheduled_events import RunStatus
 from sinks.db import scheduled_controls, scheduled_overlap, scheduled_retries
 from sinks.db.executions import unindexed
-from sinks.db.models import HandlerResource, ScheduledEvent, ScheduledEventRun
+from sinks.db.models import ScheduledEvent, ScheduledEventRun
 
 log = logging.getLogger(__name__)
 QUEUED, RUNNING = RunStatus.QUEUED.value, RunStatus.RUNNING.value
@@ -35,7 +35,7 @@ _STOPPABLE = (ActionType.INVOKE_AGENT.value, ActionType.INVOKE_TOOL.value)
 
 @dataclass(frozen=True)
 class RunWork:
-    """A claimed run with everything its action needs (for an agent or tool: its endpoint, if it exists)."""
+    """A claimed run with everything its action needs (the handler it calls is looked up when it acts)."""
 
     run_id: str
     event_id: str
@@ -46,21 +46,10 @@ class RunWork:
     action_type: str
     config: dict[str, Any]
     started_at: datetime
-    handler_type: str | None = None
-    endpoint: str | None = None
     # A /run-now run (RUN_NOW in /runs).
     manual: bool = False
     # Its end deletes the event if the event has no fire left (actionAfterCompletion DELETE; never manual).
     delete_when_done: bool = False
-
-
-def handler_id(action_type: str, config: dict[str, Any]) -> str | None:
-    """The agent or tool an INVOKE_* action calls."""
-    if action_type == ActionType.INVOKE_TOOL.value:
-        return (config.get("toolExecutionRequest") or {}).get("toolId")
-    if action_type == ActionType.INVOKE_AGENT.value:
-        return (config.get("agentExecutionRequest") or {}).get("agentId")
-    return None
 
 
 def claim_runs(
@@ -91,14 +80,19 @@ def claim_runs(
     )
     if not moved:
         return []
-    pairs = session.execute(
-        select(ScheduledEventRun, ScheduledEvent)
+    # With each run, whether its event has another run in progress (most have none: hold_back then reads
+    # nothing more).
+    rows = session.execute(
+        select(ScheduledEventRun, ScheduledEvent, scheduled_overlap.others_in_progress(moved))
         .join(ScheduledEvent, ScheduledEvent.id == ScheduledEventRun.event_id)
         .where(ScheduledEventRun.id.in_(moved))
         .execution_options(populate_existing=True)
     )
     ready: list[tuple[ScheduledEventRun, ScheduledEvent, dict[str, Any]]] = []
-    for run, event in pairs:
+    busy: set[str] = set()
+    for run, event, in_progress in rows:
+        if in_progress:
+            busy.add(event.id)
         if scheduled_controls.paused_over(run, event):
             session.delete(run)
             continue
@@ -108,15 +102,11 @@ def claim_runs(
             run.error_message = f"The event was {state} before this run started"
             continue
         ready.append((run, event, json.loads(event.config_json)))
-    ready = scheduled_overlap.hold_back(session, ready, now)
-    wanted = {handler_id(event.action_type, config) for _, event, config in ready} - {None}
-    handlers = {
-        (h.company_id, h.id): h
-        for h in session.scalars(select(HandlerResource).where(HandlerResource.id.in_(wanted)))
-    }
+    ready = scheduled_overlap.hold_back(session, ready, now, busy)
+    # The handler an action calls is read when it acts, through the worker's handler cache
+    # (``HandlerRuntime.handler_version``): the claim does not read it.
     works: list[RunWork] = []
     for run, event, config in ready:
-        handler = handlers.get((event.company_id, handler_id(event.action_type, config) or ""))
         works.append(
             RunWork(
                 run_id=run.id,
@@ -128,8 +118,6 @@ def claim_runs(
                 action_type=event.action_type,
                 config=config,
                 started_at=now,
-                handler_type=handler.type if handler is not None else None,
-                endpoint=handler.endpoint if handler is not None else None,
                 manual=run.manual,
                 delete_when_done=scheduled_controls.deletes_when_done(run, event),
             )

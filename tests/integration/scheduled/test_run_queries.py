@@ -11,8 +11,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from sinks.db import scheduled_runs
+from sinks.db.models import ScheduledEventRun
 from tests.fixtures.query_plans import plans, statements
 from tests.fixtures.stack import Db
+from tests.unit.test_scheduled_event_models import EVERY_MINUTE, add_event, claim
 
 pytestmark = pytest.mark.integration
 
@@ -30,3 +32,57 @@ def test_the_claim_of_runs_looks_them_up_by_id(db: Db) -> None:
     assert len(found) == 1
     steps = [step for step in found[0] if "scheduled_event_runs" in step]
     assert steps and all(BY_ID in step for step in steps), found
+
+
+def fired_runs(db: Db, count: int) -> list[str]:
+    """``count`` events fired once at NOW: their runs QUEUED."""
+    for _ in range(count):
+        add_event(db, EVERY_MINUTE, next_fire_at=NOW, anchor=NOW - timedelta(minutes=1))
+    return [tick.run_id for tick in claim(db, NOW)]
+
+
+def claim_all(db: Db, run_ids: list[str]) -> tuple[list[scheduled_runs.RunWork], list[str]]:
+    """The claim of ``run_ids`` and the statements it ran (the commit's aside)."""
+    with db.sessions.begin() as session, statements(db.engine) as seen:
+        works = scheduled_runs.claim_runs(session, run_ids, NOW, NOW + timedelta(seconds=30))
+        session.flush()
+    return works, [statement.split()[0] for statement, _ in seen]
+
+
+def test_a_claim_of_fires_whose_events_are_idle_runs_two_statements(db: Db) -> None:
+    """The move to RUNNING, then the runs with their events and whether anything else of theirs is in
+    progress; the overlap rule reads no more when nothing is (the common case), and the handler is read
+    when the action runs, through the worker's cache."""
+    run_ids = fired_runs(db, 5)
+    works, ran = claim_all(db, run_ids)
+    assert sorted(work.run_id for work in works) == sorted(run_ids)
+    assert ran == ["UPDATE", "SELECT"]
+
+
+def test_a_fire_whose_event_has_a_run_in_progress_is_still_held_back(db: Db) -> None:
+    first = fired_runs(db, 1)
+    assert [work.run_id for work in claim_all(db, first)[0]] == first
+    # The event's next fire, a minute later, while the first run is still RUNNING.
+    later = [tick.run_id for tick in claim(db, NOW + timedelta(minutes=1))]
+    assert len(later) == 1
+    works, ran = claim_all(db, later)
+    assert works == []
+    assert ran.count("SELECT") == 2  # the overlap rule read the event's runs in progress
+    with db.sessions() as session:
+        skipped = session.get(ScheduledEventRun, later[0])
+        assert skipped is not None and skipped.status == "SKIPPED"
+        assert skipped.error_message == (
+            f"Skipped: run {first[0]} of this event is still in progress (overlapPolicy SKIP)"
+        )
+
+
+def test_the_in_progress_check_looks_up_the_events_runs_by_event(db: Db) -> None:
+    if db.engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's planner without statistics; PostgreSQL plans with its own")
+    run_ids = fired_runs(db, 3)
+    with db.sessions.begin() as session, statements(db.engine) as seen:
+        scheduled_runs.claim_runs(session, run_ids, NOW, NOW + timedelta(seconds=30))
+    selects = [plan for plan in plans(db.engine, seen, "scheduled_event_runs") if "CORRELATED" in str(plan)]
+    assert len(selects) == 1
+    inner = selects[0][selects[0].index("CORRELATED SCALAR SUBQUERY 1") + 1 :]
+    assert inner and all("(event_id=?)" in step for step in inner), selects
