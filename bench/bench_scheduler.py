@@ -1,12 +1,14 @@
 """Scheduler under load with retries (issue 25): first-attempt lateness, retry timing, lost and doubled runs.
 
 The real stack runs as ``svc up`` on its defaults (embedded broker, one worker, the ingress, SQLite);
-``--set SVC_NAME=VALUE`` changes a setting. Only the client API's rate limits are raised, so the creates are
-not refused. N EVERY-1-minute events, each with ``retryPolicy {maximumRetryAttempts: 2}``, are created through
-``/clients/scheduled-events/create`` by a bounded pool, paced over one minute: an EVERY grid counts from its
-creation, so the fires spread evenly over the minute. Every INVOKE_TOOL action calls a recording handler in
-its own process; it answers HTTP 503 (retryable) to the first attempt of a deterministic 10% of runs (by a
-hash of the run id) and 200 otherwise, and notes each call's arrival.
+``--postgres`` runs it on a PostgreSQL 18 the bench starts, with two ingress and two worker processes
+(``--ingress``/``--workers`` change the counts); ``--set SVC_NAME=VALUE`` changes a setting. Only the client
+API's rate limits are raised, so the creates are not refused. N EVERY-1-minute events, each with ``retryPolicy
+{maximumRetryAttempts: 2}``, are created through ``/clients/scheduled-events/create`` by a bounded pool, paced
+over one minute: an EVERY grid counts from its creation, so the fires spread evenly over the minute. Every
+INVOKE_TOOL action calls a recording handler in its own process; it answers HTTP 503 (retryable) to the first
+attempt of a deterministic 10% of runs (by a hash of the run id) and 200 otherwise, and notes each call's
+arrival.
 
 Each event's first ``--minutes`` grid times are measured (they all fall after the last create). Reported:
 first-attempt lateness (arrival minus scheduled time); retry delay (second attempt's arrival minus the first
@@ -33,13 +35,17 @@ from pathlib import Path
 
 import httpx
 from _common import (
+    POSTGRES_SETTINGS,
     Stack,
-    add_set_argument,
+    add_shape_arguments,
     free_port,
     percentiles,
     progress,
+    running_postgres,
     running_server,
     running_stack,
+    shape_line,
+    shape_settings,
     stack_settings,
 )
 
@@ -59,7 +65,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=16, help="create calls in flight")
     parser.add_argument("--spread", type=float, default=60.0, help="seconds the creates are paced over")
     parser.add_argument("--grace", type=float, default=30.0, help="seconds waited after the last fire")
-    add_set_argument(parser)
+    add_shape_arguments(parser)
     parser.add_argument("--recorder", nargs=2, metavar=("PORT", "FILE"), help=argparse.SUPPRESS)
     return parser.parse_args()
 
@@ -277,12 +283,12 @@ def report(
         print(f"retry delays outside the band (s): {[round(d, 3) for d in outside[:20]]}")
 
 
-def run(args: argparse.Namespace, tmp: Path) -> None:
+def run(args: argparse.Namespace, tmp: Path, postgres_url: str | None) -> None:
     record_path, port = tmp / "calls.jsonl", free_port()
     recorder_url = f"http://127.0.0.1:{port}"
     command = [sys.executable, str(Path(__file__).resolve()), "--recorder", str(port), str(record_path)]
-    settings = {"SVC_RATE_LIMIT_PER_MINUTE": "1000000", "SVC_RATE_LIMIT_PER_DAY": "100000000"}
-    settings |= stack_settings(args.set)
+    base_settings = {"SVC_RATE_LIMIT_PER_MINUTE": "1000000", "SVC_RATE_LIMIT_PER_DAY": "100000000"}
+    settings = shape_settings(args, postgres_url, base_settings)
     base = float(settings.get("SVC_SCHEDULER_RETRY_BASE_SECONDS", DEFAULT_RETRY_BASE_SECONDS))
     with running_server(command, f"{recorder_url}/health", log_path=tmp / "recorder.log"):
         progress("starting svc up")
@@ -314,6 +320,7 @@ def run(args: argparse.Namespace, tmp: Path) -> None:
             progress(f"reading /runs of {len(failed_events):,} events with a failed first attempt")
             retry_due = asyncio.run(retry_due_times(stack, key, failed_events))
             progress("stopping svc up")
+    print(f"\n{shape_line(settings, postgres_url)}")
     report(args, first_fires, calls, retry_due, base, created_in)
 
 
@@ -322,9 +329,15 @@ def main() -> int:
     if args.recorder:
         serve_recorder(int(args.recorder[0]), Path(args.recorder[1]))
         return 0
+    stack_settings(args.set)  # a malformed --set stops the bench before anything starts
     try:
         with tempfile.TemporaryDirectory(prefix="bench-scheduler-", ignore_cleanup_errors=True) as tmp:
-            run(args, Path(tmp))
+            if not args.postgres:
+                run(args, Path(tmp), None)
+                return 0
+            progress("starting PostgreSQL")
+            with running_postgres(POSTGRES_SETTINGS) as postgres_url:
+                run(args, Path(tmp), postgres_url)
     except Exception:
         traceback.print_exc()
         return 1
