@@ -1,8 +1,12 @@
 """``svc up``: migrations, the embedded broker, topics, the workers and the ingress processes, supervised.
 
 A child that exits without being asked to (a crash, an OOM kill, a SIGKILL) is started again after an
-exponential backoff (svc/restarts.py) while the others keep serving. SIGTERM or SIGINT stops everything in
-order: the ingress processes first, then the workers (they drain and commit), then the broker; exit 0."""
+exponential backoff (svc/restarts.py) while the others keep serving. A restarted embedded broker starts
+empty (no topic, offset or consumer group survives it), so the workers are restarted after it (SIGTERM, then
+SIGKILL past the shutdown timeout): their consumers join the new broker from scratch, where a consumer that
+lost its group coordinator at the wrong moment could stay wedged without fetching, and the reconcilers
+re-publish the pending work. SIGTERM or SIGINT stops everything in order: the ingress processes first, then
+the workers (they drain and commit), then the broker; exit 0."""
 
 from __future__ import annotations
 
@@ -54,12 +58,17 @@ class Child:
     started: float = field(default_factory=time.monotonic)
     attempt: int = 0
     restart_at: float | None = None
+    # Asked to stop so that it starts again (``Supervisor.recycle``): SIGKILL from this time on.
+    recycle_kill_at: float | None = None
 
 
 class Supervisor:
-    def __init__(self, stop: _Stop, policy: RestartPolicy | None = None) -> None:
+    def __init__(
+        self, stop: _Stop, policy: RestartPolicy | None = None, recycle_grace_seconds: float = 30.0
+    ) -> None:
         self.stop = stop
         self.policy = policy or RestartPolicy()
+        self.recycle_grace_seconds = recycle_grace_seconds
         self.children: list[Child] = []
 
     def start(
@@ -88,8 +97,25 @@ class Supervisor:
         log.info("stopping", extra={"signal": self.stop.signal_name})
         return 0
 
+    def recycle(self, role: str) -> None:
+        """Stop every running child of ``role`` gracefully so that it starts again at once (no backoff)."""
+        deadline = time.monotonic() + self.recycle_grace_seconds
+        for child in self.of_role(role):
+            if child.restart_at is None and child.recycle_kill_at is None and child.process.poll() is None:
+                child.process.send_signal(signal.SIGTERM)
+                child.recycle_kill_at = deadline
+                log.warning("restarting a child", extra={"child": child.name, "pid": child.process.pid})
+
     def _tend(self, child: Child) -> None:
         moment = time.monotonic()
+        if child.recycle_kill_at is not None and child.restart_at is None:
+            if child.process.poll() is None:
+                if moment >= child.recycle_kill_at:
+                    log.warning("child did not stop in time; killing it", extra={"child": child.name})
+                    child.process.kill()
+                return
+            child.recycle_kill_at, child.restart_at = None, moment
+            return
         if child.restart_at is None:
             status = child.process.poll()
             if status is None:
@@ -130,6 +156,8 @@ class Supervisor:
         log.warning(
             "child restarted", extra={"child": child.name, "pid": child.process.pid, "attempt": child.attempt}
         )
+        if child.role == "broker":
+            self.recycle("worker")
 
     def stop_all(self, timeout_seconds: float) -> None:
         # The ingress stops accepting, the workers drain and commit, the broker goes last; a role's processes
@@ -242,7 +270,7 @@ def run_up(settings: Settings) -> int:
     for line in shape.shape_lines(settings, bootstrap=bootstrap, counts=counts, port=port):
         print(line, flush=True)
     resolved = settings.model_copy(update={"kafka_bootstrap": bootstrap, "data_dir": data_dir, "port": port})
-    supervisor = Supervisor(stop)
+    supervisor = Supervisor(stop, recycle_grace_seconds=settings.shutdown_timeout_seconds)
     try:
         if settings.embedded_broker:
             launch_broker = _broker_launcher(resolved, broker_port, logs / "broker.log")

@@ -236,6 +236,7 @@ def test_killed_children_are_restarted_and_every_accepted_delivery_ends(
     thread.start()
     try:
         killed: dict[str, int] = {}
+        workers_before_broker: set[int] = set()
         for victim in VICTIMS:
             # Slow calls while the broker dies: the records it held are gone, and only the reconciler's
             # re-publishing from the database can finish those deliveries.
@@ -244,6 +245,7 @@ def test_killed_children_are_restarted_and_every_accepted_delivery_ends(
                 poll(
                     lambda: _backlog(sender, handler) >= 30, 30, "no backlog built up before the broker died"
                 )
+                workers_before_broker = up.pids("worker")
             killed[victim] = _kill_and_recover(up, handler, sender, victim)
         handler.delay = 0.0
     finally:
@@ -261,6 +263,10 @@ def test_killed_children_are_restarted_and_every_accepted_delivery_ends(
             entry["child"] == name and entry.get("signal") == "SIGKILL" and entry["attempt"] == 1
             for entry in restarts
         ), (victim, restarts)
+    # The embedded broker came back empty: svc up restarted the workers after it (asked, not killed).
+    assert workers_before_broker and not workers_before_broker & up.pids("worker")
+    recycled = {e["pid"] for e in logs if e.get("msg") == "restarting a child" and e.get("pid")}
+    assert workers_before_broker <= recycled, (workers_before_broker, recycled)
     # svc up itself killed outright: its children must not outlive it. (test_stack stops it with SIGTERM.)
     everyone = descendants(up.process.pid)
     up.kill()
