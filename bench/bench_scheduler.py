@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import hashlib
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -205,6 +206,24 @@ def verdict(met: bool) -> str:
     return "met" if met else "MISSED"
 
 
+def lateness_by_window(
+    calls: list[Call], window_seconds: float = 10.0
+) -> list[tuple[float, int, float, float]]:
+    """(window start in seconds from the first, calls, p50 ms, max ms) per window of scheduled time: whether
+    the late tail is steady or comes in bursts (a periodic sweep, the leader's round, the database)."""
+    if not calls:
+        return []
+    first = min(call.scheduled for call in calls)
+    windows: dict[int, list[float]] = {}
+    for call in calls:
+        index = int((call.scheduled - first) // window_seconds)
+        windows.setdefault(index, []).append((call.arrived - call.scheduled) * 1000)
+    return [
+        (index * window_seconds, len(late), statistics.median(late), max(late))
+        for index, late in sorted(windows.items())
+    ]
+
+
 def summary(samples: list[float]) -> str:
     return str(percentiles(samples)) if len(samples) >= 2 else f"n/a ({len(samples)} sample(s))"
 
@@ -281,6 +300,9 @@ def report(
     if delays:
         outside = sorted(d for d in delays if d not in in_band)
         print(f"retry delays outside the band (s): {[round(d, 3) for d in outside[:20]]}")
+    print("first-attempt lateness per 10 s of scheduled time (start s: calls, p50 ms, max ms):")
+    windows = lateness_by_window(list(firsts.values()))
+    print("  " + "  ".join(f"{start:.0f}: {n}, {p50:.0f}, {top:.0f}" for start, n, p50, top in windows))
 
 
 def run(args: argparse.Namespace, tmp: Path, postgres_url: str | None) -> None:
