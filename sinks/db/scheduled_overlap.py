@@ -81,7 +81,8 @@ def hold_back(
     session: Session, ready: list[Ready], now: datetime, may_be_busy: set[str] | None = None
 ) -> list[Ready]:
     """Of runs just moved to RUNNING, those that may start; the others are SKIPPED or buffered here.
-    ``may_be_busy``: the events that may have another run in progress (:func:`others_in_progress`); None: any."""
+    ``may_be_busy``: the events that may have another run in progress (:func:`others_in_progress`);
+    None: any of them."""
     judged = [item for item in ready if _judged(item[0], item[1])]
     if not judged:
         return ready

@@ -17,8 +17,7 @@ from core.table_maintenance import FileEntry, most_small_files
 from schemas.maintenance import MaintenanceAction as Action
 from schemas.settings import Settings
 from sinks.iceberg import table_files
-from sinks.iceberg.maintenance import Limits, Report, compact, expire, remove_orphans
-from sinks.iceberg.work_pools import Kind, separate_pool
+from sinks.iceberg.maintenance import Limits, Report, run_actions
 
 
 def limits_of(settings: Settings) -> Limits:
@@ -71,11 +70,5 @@ def maintain_if_due(
         last_expired_at=last_expired_at,
     )
     report = Report(files_before=files, files_after=files)
-    with separate_pool(Kind.MAINTENANCE):
-        if Action.COMPACT in actions:
-            report = compact(table, reader, limits, report, dry_run=False)
-        if Action.EXPIRE_SNAPSHOTS in actions:
-            report = expire(table, limits, report, now=now, dry_run=False)
-        if Action.REMOVE_ORPHANS in actions:
-            report = remove_orphans(table, limits, report, now=now, dry_run=False)
+    report = run_actions(table, reader, actions, limits, report, now=now, dry_run=False)
     return Outcome(tuple(actions), small, report)

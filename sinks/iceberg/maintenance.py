@@ -46,7 +46,7 @@ from sinks.iceberg import table_files
 from sinks.iceberg.commit_turns import compaction_turn
 from sinks.iceberg.compaction_commit import CompactionFiles, CompactionTransaction, Prepared
 from sinks.iceberg.snapshots import COMPACT_MARK, MAINTENANCE
-from sinks.iceberg.work_pools import Kind, separate_pool
+from sinks.iceberg.work_pools import Kind, in_pool
 from sinks.iceberg.writer import NEXT_RECORD_ID, SNAPSHOTS_MIN_AGE
 
 log = logging.getLogger(__name__)
@@ -88,13 +88,27 @@ def maintain(
     reader = table_files.ManifestReader(table)
     data_files, _ = reader.current_data_files()
     report = Report(files_before=len(data_files), files_after=len(data_files))
-    with separate_pool(Kind.MAINTENANCE):
-        if Action.COMPACT in actions:
-            report = compact(table, reader, limits, report, dry_run=dry_run)
-        if Action.EXPIRE_SNAPSHOTS in actions:
-            report = expire(table, limits, report, now=now, dry_run=dry_run)
-        if Action.REMOVE_ORPHANS in actions:
-            report = remove_orphans(table, limits, report, now=now, dry_run=dry_run)
+    return run_actions(table, reader, actions, limits, report, now=now, dry_run=dry_run)
+
+
+@in_pool(Kind.MAINTENANCE)
+def run_actions(
+    table: Table,
+    reader: table_files.ManifestReader,
+    actions: Collection[Action],
+    limits: Limits,
+    report: Report,
+    *,
+    now: datetime,
+    dry_run: bool,
+) -> Report:
+    """``actions`` in the order compaction, expiry, orphans, each adding to ``report``."""
+    if Action.COMPACT in actions:
+        report = compact(table, reader, limits, report, dry_run=dry_run)
+    if Action.EXPIRE_SNAPSHOTS in actions:
+        report = expire(table, limits, report, now=now, dry_run=dry_run)
+    if Action.REMOVE_ORPHANS in actions:
+        report = remove_orphans(table, limits, report, now=now, dry_run=dry_run)
     return report
 
 

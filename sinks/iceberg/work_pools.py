@@ -16,15 +16,19 @@ is looked up on every call pyiceberg makes).
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import contextmanager
 from enum import StrEnum
+from typing import ParamSpec, TypeVar
 
 from pyiceberg.utils.concurrent import ExecutorFactory
 
+P = ParamSpec("P")
+T = TypeVar("T")
 # Threads per kind: the bulk work is disk- or network-bound reads and writes of whole files.
 WORKERS = 2
 
@@ -69,6 +73,20 @@ def separate_pool(kind: Kind) -> Iterator[None]:
         yield
     finally:
         _calling.pool = previous
+
+
+def in_pool(kind: Kind) -> Callable[[Callable[P, T]], Callable[P, T]]:
+    """A function whose calls run inside ``separate_pool(kind)``."""
+
+    def decorate(function: Callable[P, T]) -> Callable[P, T]:
+        @functools.wraps(function)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+            with separate_pool(kind):
+                return function(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 def pool_in_use() -> Executor:

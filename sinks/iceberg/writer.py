@@ -38,7 +38,7 @@ from sinks.iceberg.catalog import PAUSE_BEFORE_COMMIT, TABLE_PROPERTIES
 from sinks.iceberg.commit_turns import writer_turn
 from sinks.iceberg.convert import repeated, sequence
 from sinks.iceberg.exceptions import CommitConflict
-from sinks.iceberg.work_pools import Kind, separate_pool
+from sinks.iceberg.work_pools import Kind, in_pool
 
 logger = logging.getLogger(__name__)
 
@@ -234,8 +234,7 @@ def delete_rows(
     table: Table, predicate: Predicate, op_id: str, *, max_attempts: int = DEFAULT_ATTEMPTS
 ) -> MutationOutcome:
     """Delete the rows matching `predicate` once per `op_id`."""
-    with separate_pool(Kind.MUTATIONS):
-        return _mutate(table, predicate, None, op_id, max_attempts)
+    return _mutate(table, predicate, None, op_id, max_attempts)
 
 
 def overwrite_rows(
@@ -252,10 +251,10 @@ def overwrite_rows(
     returns the new rows, which is what an UPDATE needs under concurrent writers. Rows without a
     `_record_id` (null or no such column) get new ones; rows without a `_load_id` get the op id.
     """
-    with separate_pool(Kind.MUTATIONS):
-        return _mutate(table, predicate, replacement, op_id, max_attempts)
+    return _mutate(table, predicate, replacement, op_id, max_attempts)
 
 
+@in_pool(Kind.MUTATIONS)
 def _mutate(
     table: Table, predicate: Predicate, replacement: Replacement | None, op_id: str, max_attempts: int
 ) -> MutationOutcome:

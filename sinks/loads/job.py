@@ -25,7 +25,7 @@ from schemas.jobs import LoadPlan
 from sinks.iceberg import staged as staged_commit
 from sinks.iceberg import writer
 from sinks.iceberg.exceptions import CommitConflict
-from sinks.iceberg.work_pools import Kind, separate_pool
+from sinks.iceberg.work_pools import Kind, in_pool
 from sinks.loads.convert import Rejected, convert_batch, plan_columns
 from sinks.loads.read import CsvOptions, read_batches
 from sinks.loads.stage import StagedFiles
@@ -52,6 +52,7 @@ def csv_options(plan: LoadPlan) -> CsvOptions:
     return CsvOptions(**plan.csv.model_dump())
 
 
+@in_pool(Kind.LOADS)
 def load_sources(
     store: ObjectStore,
     table: Table,
@@ -66,19 +67,6 @@ def load_sources(
     Raises LoadStopped (cancelled), LoadFileError, LoadMappingError, StorageUnavailable (the sources' S3
     failed) or CommitConflict before anything is committed; the files written for the load are deleted then.
     """
-    with separate_pool(Kind.LOADS):
-        return _load_sources(store, table, plan, job_id, columns, encrypt, stop)
-
-
-def _load_sources(
-    store: ObjectStore,
-    table: Table,
-    plan: LoadPlan,
-    job_id: str,
-    columns: Sequence[ColumnDef],
-    encrypt: Callable[[str], str] | None,
-    stop: threading.Event,
-) -> LoadResult:
     replace = plan.mode == "REPLACE"
     if already_committed(table, job_id, replace=replace):
         return convert_sources(store, plan, columns, encrypt, stop, sink=None)

@@ -8,7 +8,7 @@ from concurrent.futures import Executor
 
 from pyiceberg.utils.concurrent import ExecutorFactory
 
-from sinks.iceberg.work_pools import Kind, pool_in_use, separate_pool
+from sinks.iceberg.work_pools import Kind, in_pool, pool_in_use, separate_pool
 
 
 def test_the_block_uses_its_kinds_pool_and_restores_the_shared_one() -> None:
@@ -69,4 +69,18 @@ def test_an_error_in_the_block_restores_the_pool() -> None:
             raise ValueError("boom")
     except ValueError:
         pass
+    assert pool_in_use() is shared
+
+
+def test_a_decorated_function_runs_in_its_kinds_pool() -> None:
+    shared = pool_in_use()
+
+    @in_pool(Kind.LOADS)
+    def inside() -> Executor:
+        return pool_in_use()
+
+    with separate_pool(Kind.LOADS):
+        loads = pool_in_use()
+    assert inside() is loads is not shared
+    assert inside.__name__ == "inside"
     assert pool_in_use() is shared

@@ -10,7 +10,6 @@ row is kept exactly once. Real local warehouse, real SQLite catalog."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -33,13 +32,6 @@ from tests.integration.tables.maintenance_helpers import (
 
 pytestmark = pytest.mark.integration
 GUARD_SECONDS = 60  # a liveness guard only: a stuck thread fails the test instead of hanging it
-
-
-@pytest.fixture
-def catalog(tmp_path: Path) -> Iterator[SqlCatalog]:
-    catalog = iceberg.make_catalog(f"sqlite:///{tmp_path / 'meta.db'}", str(tmp_path / "warehouse"))
-    yield catalog
-    catalog.engine.dispose()
 
 
 def test_appends_commit_while_the_compaction_pool_is_held(catalog: SqlCatalog, tmp_path: Path) -> None:

@@ -11,7 +11,6 @@ import statistics
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,13 +30,6 @@ pytestmark = pytest.mark.integration
 # The default commit interval: how long the compaction may hold appends back.
 TURN_SECONDS = 1.0
 SMALL_COMMITS = 60  # three files each: 180 small files, whose commit build outlasts the gap between appends
-
-
-@pytest.fixture
-def catalog(tmp_path: Path) -> Iterator[SqlCatalog]:
-    catalog = iceberg.make_catalog(f"sqlite:///{tmp_path / 'meta.db'}", str(tmp_path / "warehouse"))
-    yield catalog
-    catalog.engine.dispose()
 
 
 def rows_of(first_id: int, count: int) -> list[dict[str, object]]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,13 +34,6 @@ pytestmark = pytest.mark.integration
 ALL = list(MaintenanceAction)
 COMPACT = [MaintenanceAction.COMPACT]
 DAY_S = 86_400
-
-
-@pytest.fixture
-def catalog(tmp_path: Path) -> Iterator[SqlCatalog]:
-    catalog = iceberg.make_catalog(f"sqlite:///{tmp_path / 'meta.db'}", str(tmp_path / "warehouse"))
-    yield catalog
-    catalog.engine.dispose()
 
 
 def files_on_disk(root: Path) -> set[str]:
