@@ -13,7 +13,7 @@ import uvloop
 
 from schemas.settings import Settings
 from streams.areas import AREAS
-from svc import logs, patches
+from svc import logs, orphans, patches
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +32,7 @@ def run_ingress(settings: Settings, *, listen_fd: int | None = None) -> None:
     if not settings.kafka_bootstrap:
         raise SystemExit("svc ingress needs SVC_KAFKA_BOOTSTRAP (svc up sets it for its children)")
     _share_the_interpreter_lock_sooner()
+    orphans.exit_when_orphaned(settings.shutdown_timeout_seconds)
     patches.apply(patches.INGRESS_PATCHES)
     config = uvicorn.Config(
         create_app(settings),
@@ -66,6 +67,7 @@ def run_worker(settings: Settings) -> None:
     asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     asyncio.set_event_loop(asyncio.new_event_loop())
     patches.apply(patches.WORKER_PATCHES)
+    orphans.exit_when_orphaned(settings.shutdown_timeout_seconds)
     app = create_app(settings, areas=AREAS)
     worker = faust.Worker(
         app,

@@ -312,6 +312,7 @@ def _start_roles(supervisor: Supervisor, resolved: Settings, counts: shape.Proce
         SVC_KAFKA_BOOTSTRAP=str(resolved.kafka_bootstrap),
         SVC_DATA_DIR=str(resolved.data_dir),
         SVC_PORT=str(resolved.port),
+        SVC_SUPERVISOR_PID=str(os.getpid()),
     )
     command = [sys.executable, "-m", "svc"]
     for index in range(1, counts.workers + 1):
