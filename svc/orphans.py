@@ -44,10 +44,8 @@ def exit_when_orphaned(grace_seconds: float) -> None:
     value = os.environ.get(SUPERVISOR_PID, "")
     if not value.isdigit():
         return
-    parent_pid = int(value)
-    if os.getppid() != parent_pid:
-        parent_pid = os.getppid()  # the supervisor died before this line: watch the parent there is
+    # Watched by the supervisor's pid: if it died before this line, the watch finds it gone at once.
     thread = threading.Thread(
-        target=watch, args=(parent_pid, grace_seconds), name="svc-orphan-watch", daemon=True
+        target=watch, args=(int(value), grace_seconds), name="svc-orphan-watch", daemon=True
     )
     thread.start()

@@ -77,18 +77,13 @@ def _in_progress(session: Session, event_ids: set[str], starting: set[str]) -> l
     return [_Other(*row) for row in rows]
 
 
-def hold_back(
-    session: Session, ready: list[Ready], now: datetime, may_be_busy: set[str] | None = None
-) -> list[Ready]:
+def hold_back(session: Session, ready: list[Ready], now: datetime, may_be_busy: set[str]) -> list[Ready]:
     """Of runs just moved to RUNNING, those that may start; the others are SKIPPED or buffered here.
-    ``may_be_busy``: the events that may have another run in progress (:func:`others_in_progress`);
-    None: any of them."""
+    ``may_be_busy``: the events that may have another run in progress (:func:`others_in_progress`)."""
     judged = [item for item in ready if _judged(item[0], item[1])]
     if not judged:
         return ready
-    event_ids = {run.event_id for run, _, _ in judged}
-    if may_be_busy is not None:
-        event_ids &= may_be_busy
+    event_ids = {run.event_id for run, _, _ in judged} & may_be_busy
     starting = {run.id for run, _, _ in ready}
     others = _in_progress(session, event_ids, starting) if event_ids else []
     # Two fires of one event starting in the same batch: the earlier one goes first.
