@@ -54,6 +54,7 @@ from sinks.query_engine import (
     QueryInterrupted,
 )
 from sinks.query_runs import execute, succeeded
+from sinks.result_orphans import sweep_orphan_results
 from streams.app import raw_topic
 from streams.runtime import WorkerRuntime, survive_outage
 
@@ -62,6 +63,10 @@ WATCH_SECONDS = 0.25
 # A running job's state is read (and its heartbeat refreshed) this often: a cancel stops it within it.
 CHECK_SECONDS = 1.0
 SWEEP_SECONDS = 600.0
+# Result files no job names are looked for hourly, not with the expiry sweep: they are rare and must be a day
+# old to count, while a pass lists result files and looks their keys up in the whole jobs table
+# (``jobs.result_key`` has no index).
+ORPHAN_SWEEP_SECONDS = 3600.0
 
 
 def now() -> datetime:
@@ -119,6 +124,7 @@ class AnalyticsRuntime(WorkerRuntime):
             max_spill_bytes=settings.query_max_temp_bytes,
         )
         self.pool = ThreadPoolExecutor(settings.query_concurrency, thread_name_prefix="query")
+        self.orphans_after: str | None = None  # the result key the next orphan sweep goes on after
 
     async def on_stop(self) -> None:
         await super().on_stop()
@@ -332,6 +338,13 @@ class AnalyticsRuntime(WorkerRuntime):
             await asyncio.to_thread(delete_result, self.store, key)
             await self.committer.run(partial(jobs.forget_result, job_id=job_id))
 
+    async def sweep_orphans(self) -> None:
+        await self.ready.wait()
+        swept = await asyncio.to_thread(
+            sweep_orphan_results, self.sessions, self.store, now=now(), start_after=self.orphans_after
+        )
+        self.orphans_after = swept.resume_after
+
 
 def register(app: faust.App, settings: Settings) -> None:
     runtime = AnalyticsRuntime(settings)
@@ -351,3 +364,10 @@ def register(app: faust.App, settings: Settings) -> None:
     @app.timer(interval=SWEEP_SECONDS, on_leader=True)  # type: ignore[untyped-decorator]
     async def sweep_query_results() -> None:
         await runtime.sweep_results()
+
+    @app.timer(interval=ORPHAN_SWEEP_SECONDS, on_leader=True)  # type: ignore[untyped-decorator]
+    async def sweep_orphan_query_results() -> None:
+        try:
+            await runtime.sweep_orphans()
+        except Exception:
+            log.exception("the orphan result sweep failed; the next one tries again")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from datetime import datetime
 from typing import TYPE_CHECKING, BinaryIO
 
 from sinks.objectstore.exceptions import InvalidKey, InvalidPart, PartTooSmall
@@ -118,6 +119,14 @@ class ObjectStore(ABC):
     @abstractmethod
     def delete_prefix(self, prefix: str) -> int:
         """Removes every object whose key starts with ``prefix`` (a folder when it ends with ``/``)."""
+
+    @abstractmethod
+    def list_older(
+        self, prefix: str, older_than: datetime, limit: int, start_after: str | None = None
+    ) -> list[str]:
+        """Up to ``limit`` keys starting with ``prefix`` whose objects were last modified before
+        ``older_than``, in key order (as S3 lists them) and after the key ``start_after``, so a sweep can go
+        on where its last page ended instead of meeting the same old objects at every pass."""
 
     @abstractmethod
     def arrow_filesystem(self) -> tuple[pyarrow.fs.FileSystem, str]:

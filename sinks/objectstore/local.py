@@ -12,7 +12,9 @@ import os
 import re
 import shutil
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from datetime import datetime
+from itertools import islice
 from pathlib import Path
 from typing import BinaryIO
 
@@ -106,6 +108,17 @@ class LocalObjectStore(ObjectStore):
                 entry.unlink(missing_ok=True)
                 removed += 1
         return removed
+
+    def list_older(
+        self, prefix: str, older_than: datetime, limit: int, start_after: str | None = None
+    ) -> list[str]:
+        check_key(prefix, prefix=True)
+        after = "" if start_after is None else check_key(start_after)
+        folder, _, stem = prefix.rpartition("/")
+        base = self.root / folder if folder else self.root
+        cutoff = older_than.timestamp()
+        listed = _listed(base, f"{folder}/" if folder else "", stem, after)
+        return list(islice((key for key, modified in listed if modified < cutoff), limit))
 
     def arrow_filesystem(self) -> tuple[pyarrow.fs.FileSystem, str]:
         # pyarrow's own LocalFileSystem does not create a new key's folders on write; fsspec's does.
@@ -262,6 +275,39 @@ def _sync_folder(folder: Path) -> None:
         os.fsync(descriptor)
     finally:
         os.close(descriptor)
+
+
+def _listed(folder: Path, base: str, stem: str, after: str) -> Iterator[tuple[str, float]]:
+    """(key, last-modified time) of each object in ``folder`` and below whose name starts with ``stem``,
+    the keys after ``after``, in key order: a folder's objects sort as ``name/...``, so walking sorted
+    entries lists exactly as S3 does. Multipart staging, and entries gone meanwhile, are left out."""
+    try:
+        with os.scandir(folder) as scan:
+            entries = [
+                e for e in scan if e.name.startswith(stem) and (base != "" or e.name != RESERVED_PREFIX)
+            ]
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    found: list[tuple[str, Path | None]] = []  # (key, or folder key ending in "/"; file whose time counts)
+    for entry in entries:
+        path = Path(entry.path)
+        if not entry.is_dir(follow_symlinks=False):
+            found.append((base + entry.name, path))
+        elif (path / MANIFEST).is_file():  # an assembled object: its manifest is written last
+            found.append((base + entry.name, path / MANIFEST))
+        else:
+            found.append((f"{base}{entry.name}/", None))
+    for key, stamped in sorted(found, key=lambda item: item[0]):
+        if stamped is None:
+            if key > after or after.startswith(key):
+                yield from _listed(folder / key[len(base) : -1], key, "", after)
+            continue
+        if key <= after:
+            continue
+        try:
+            yield key, stamped.stat().st_mtime
+        except FileNotFoundError:
+            continue
 
 
 def _count_objects(folder: Path) -> int:

@@ -9,6 +9,8 @@ StoreUnavailable (a StorageUnavailable: 503 with Retry-After at the ingress), ne
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from datetime import datetime
+from itertools import islice
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
@@ -103,11 +105,15 @@ class S3ObjectStore(ObjectStore):
     def delete(self, key: str) -> None:
         self.client.delete_object(Bucket=self.bucket, Key=self.object_key(key))
 
-    def _listed(self, prefix: str) -> Iterator[str]:
+    def _entries(self, prefix: str, start_after: str | None = None) -> Iterator[dict[str, Any]]:
         paginator = self.client.get_paginator("list_objects_v2")
-        for page in paginator.paginate(Bucket=self.bucket, Prefix=prefix):
-            for entry in page.get("Contents", []):
-                yield str(entry["Key"])
+        after = {} if start_after is None else {"StartAfter": start_after}
+        for page in paginator.paginate(Bucket=self.bucket, Prefix=prefix, **after):
+            yield from page.get("Contents", [])
+
+    def _listed(self, prefix: str) -> Iterator[str]:
+        for entry in self._entries(prefix):
+            yield str(entry["Key"])
 
     @reachable
     def delete_prefix(self, prefix: str) -> int:
@@ -123,6 +129,18 @@ class S3ObjectStore(ObjectStore):
         if batch:
             removed += self._delete_batch(batch)
         return removed
+
+    @reachable
+    def list_older(
+        self, prefix: str, older_than: datetime, limit: int, start_after: str | None = None
+    ) -> list[str]:
+        check_key(prefix, prefix=True)
+        full = f"{self.prefix}/{prefix}" if self.prefix else prefix
+        after = None if start_after is None else self.object_key(start_after)
+        skip = len(self.prefix) + 1 if self.prefix else 0
+        entries = self._entries(full, after)
+        old = (str(entry["Key"])[skip:] for entry in entries if entry["LastModified"] < older_than)
+        return list(islice(old, limit))
 
     def _delete_batch(self, names: list[str]) -> int:
         self.client.delete_objects(
