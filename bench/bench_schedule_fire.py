@@ -43,16 +43,15 @@ from typing import Any
 
 import httpx
 from _common import (
-    POSTGRES_SETTINGS,
     Percentiles,
     Stack,
     add_shape_arguments,
     percentiles,
     progress,
-    running_postgres,
     running_server,
     running_stack,
     shape_line,
+    shape_postgres,
     shape_settings,
     stack_settings,
 )
@@ -344,10 +343,7 @@ def main() -> int:
             tmp = servers.enter_context(
                 tempfile.TemporaryDirectory(prefix="bench-schedule-fire-", ignore_cleanup_errors=True)
             )
-            postgres_url = None
-            if args.postgres:
-                progress("starting PostgreSQL")
-                postgres_url = servers.enter_context(running_postgres(POSTGRES_SETTINGS))
+            postgres_url = servers.enter_context(shape_postgres(args))
             settings = settings_for(args, postgres_url)
             data_dir, record_path, port = Path(tmp) / "data", Path(tmp) / "arrivals.jsonl", free_port()
             recorder_url = f"http://127.0.0.1:{port}"
