@@ -10,13 +10,14 @@ from __future__ import annotations
 import logging
 import socket
 import threading
-import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 from wsgiref.simple_server import WSGIServer, make_server
 
 from prometheus_client import CollectorRegistry, make_wsgi_app
 from prometheus_client.exposition import ThreadingWSGIServer, _SilentHandler
+
+from schemas.ids import new_id
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +29,7 @@ def with_request_id(app: WsgiApp) -> WsgiApp:
     """Every answer carries X-Request-Id, as the public port's do."""
 
     def wrapped(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        request_id = environ.get("HTTP_X_REQUEST_ID") or uuid.uuid4().hex
+        request_id = environ.get("HTTP_X_REQUEST_ID") or new_id()
 
         def start(status: str, headers: list[tuple[str, str]], *exc_info: Any) -> Any:
             return start_response(status, [*headers, ("X-Request-Id", str(request_id)[:128])], *exc_info)

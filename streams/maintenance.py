@@ -15,7 +15,6 @@ import asyncio
 import logging
 import os
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -25,6 +24,7 @@ import faust
 import mode
 
 from core import leases
+from schemas.ids import new_id
 from schemas.maintenance import MaintenanceAction as Action
 from schemas.settings import Settings
 from sinks.db import table_maintenance as rows
@@ -43,7 +43,7 @@ HOLD_CAP = timedelta(minutes=30)
 
 def holder_id() -> str:
     """This process's name on the leases it holds (workers share their Faust app id)."""
-    return f"{os.getpid()}-{uuid.uuid4().hex}"
+    return f"{os.getpid()}-{new_id()}"
 
 
 class TableMaintainer(mode.Service):
