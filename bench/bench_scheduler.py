@@ -65,7 +65,7 @@ def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--schedules", type=int, default=10_000, help="EVERY-1-minute events")
     parser.add_argument("--minutes", type=int, default=3, help="grid times measured per event (>= 1)")
-    parser.add_argument("--concurrency", type=int, default=32, help="create calls in flight")
+    parser.add_argument("--concurrency", type=int, default=16, help="create calls in flight")
     parser.add_argument("--spread", type=float, default=60.0, help="seconds the creates are paced over")
     parser.add_argument("--grace", type=float, default=30.0, help="seconds waited after the last fire")
     add_shape_arguments(parser)

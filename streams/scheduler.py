@@ -31,6 +31,7 @@ from schemas.scheduled_events import RunStatus
 from schemas.settings import Settings
 from schemas.topics import SCHEDULE_TICKS
 from sinks.db import scheduled_due, scheduled_retries, scheduled_runs, scheduled_sweeps
+from sinks.db.group_commit import Gathered
 from sinks.db.scheduled_events import Tick
 from sinks.db.scheduled_runs import RunWork
 from streams.app import raw_topic
@@ -211,6 +212,20 @@ class SchedulerRuntime(HandlerRuntime):
             log.exception("scheduled run crashed", extra={"run_id": work.run_id})
             status = RunStatus.FAILED
             outcome = HandlerOutcome(ok=False, error=f"Internal error: {exc}", retryable=False)
+        ended_at = now()
+        if status is not RunStatus.FAILED and not work.delete_when_done:
+            # Most ends: gathered with the batch's others into one executemany.
+            end = scheduled_runs.PlainEnd(
+                run_id=work.run_id,
+                attempt=work.attempt,
+                status=status,
+                started_at=work.started_at,
+                ended_at=ended_at,
+                response=outcome.response,
+                error=outcome.error,
+            )
+            await self.committer.run(Gathered(scheduled_runs.finish_plain_runs, end))
+            return
         # The same rule as webhook deliveries: HTTP 408/425/429/5xx, timeouts and connection errors retry.
         retryable = status is RunStatus.FAILED and outcome.retryable
         await self.committer.run(
@@ -218,7 +233,7 @@ class SchedulerRuntime(HandlerRuntime):
                 scheduled_runs.finish_run,
                 run_id=work.run_id,
                 status=status,
-                ended_at=now(),
+                ended_at=ended_at,
                 response=outcome.response,
                 error=outcome.error,
                 started_at=work.started_at,

@@ -6,11 +6,15 @@ claim really runs; PostgreSQL plans with statistics and is left to its planner."
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlalchemy import select, update
 
+from schemas.scheduled_events import RunStatus
 from sinks.db import scheduled_runs
+from sinks.db.group_commit import Gathered, GroupCommitter
 from sinks.db.models import ScheduledEventRun
 from tests.fixtures.query_plans import plans, statements
 from tests.fixtures.stack import Db
@@ -86,3 +90,69 @@ def test_the_in_progress_check_looks_up_the_events_runs_by_event(db: Db) -> None
     assert len(selects) == 1
     inner = selects[0][selects[0].index("CORRELATED SCALAR SUBQUERY 1") + 1 :]
     assert inner and all("(event_id=?)" in step for step in inner), selects
+
+
+def _ends(run_ids: list[str], attempt: int = 1) -> list[scheduled_runs.PlainEnd]:
+    return [
+        scheduled_runs.PlainEnd(
+            run_id=run_id,
+            attempt=attempt,
+            status=RunStatus.SUCCEEDED,
+            started_at=NOW,
+            ended_at=NOW + timedelta(milliseconds=1_250 + n),
+            response={"n": n},
+            error=None,
+        )
+        for n, run_id in enumerate(run_ids)
+    ]
+
+
+def _runs(db: Db) -> dict[str, ScheduledEventRun]:
+    with db.sessions() as session:
+        return {run.id: run for run in session.scalars(select(ScheduledEventRun))}
+
+
+def test_plain_ends_of_a_group_commit_run_as_one_statement(db: Db) -> None:
+    """The ends that need no read (not FAILED, nothing to delete) of one group commit: one executemany,
+    each run's status, duration and response written for the attempt it names."""
+    run_ids = [work.run_id for work in claim_all(db, fired_runs(db, 6))[0]]
+    committer = GroupCommitter(db.sessions, name="ends-test")
+    committer.start()
+
+    async def finish() -> None:
+        ends = [Gathered(scheduled_runs.finish_plain_runs, end) for end in _ends(run_ids)]
+        await asyncio.gather(*(committer.run(end) for end in ends))
+
+    try:
+        with statements(db.engine) as seen:
+            asyncio.run(finish())
+    finally:
+        committer.stop()
+    updates = [statement for statement, _ in seen if statement.startswith("UPDATE scheduled_event_runs")]
+    assert len(updates) < len(run_ids)  # gathered (all six in one unless the committer split the batch)
+    runs = _runs(db)
+    for n, run_id in enumerate(run_ids):
+        run = runs[run_id]
+        assert (run.status, run.duration_ms, run.error_message) == ("SUCCEEDED", 1_250 + n, None)
+        assert run.response_json == f'{{"n": {n}}}'
+        assert run.ended_at is not None
+
+
+def test_a_plain_end_leaves_a_run_another_attempt_holds(db: Db) -> None:
+    """A worker whose lease ran out ends nothing: the run's attempt moved on (or it is no longer RUNNING)."""
+    taken, ended, running = (work.run_id for work in claim_all(db, fired_runs(db, 3))[0])
+    with db.sessions.begin() as session:
+        session.execute(update(ScheduledEventRun).where(ScheduledEventRun.id == taken).values(attempt=2))
+        session.execute(
+            update(ScheduledEventRun).where(ScheduledEventRun.id == ended).values(status="FAILED")
+        )
+        scheduled_runs.finish_plain_runs(session, _ends([taken, ended, running]))
+    runs = _runs(db)
+    assert (runs[taken].status, runs[taken].attempt, runs[taken].ended_at) == ("RUNNING", 2, None)
+    assert runs[ended].status == "FAILED" and runs[ended].response_json is None
+    assert runs[running].status == "SUCCEEDED"
+
+
+def test_a_failed_end_is_not_a_plain_one() -> None:
+    with pytest.raises(ValueError, match="finish_run"):
+        scheduled_runs.PlainEnd("r", 1, RunStatus.FAILED, NOW, NOW, None, "boom")
