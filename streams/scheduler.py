@@ -30,7 +30,13 @@ from schemas.records import ScheduleTick, UnknownRecord, decode
 from schemas.scheduled_events import RunStatus
 from schemas.settings import Settings
 from schemas.topics import SCHEDULE_TICKS
-from sinks.db import scheduled_due, scheduled_retries, scheduled_runs, scheduled_sweeps
+from sinks.db import (
+    scheduled_batches,
+    scheduled_due,
+    scheduled_retries,
+    scheduled_runs,
+    scheduled_sweeps,
+)
 from sinks.db.group_commit import Gathered
 from sinks.db.scheduled_events import Tick
 from sinks.db.scheduled_runs import RunWork
@@ -186,14 +192,11 @@ class SchedulerRuntime(HandlerRuntime):
         await asyncio.sleep(0)  # let the runs waking in this same moment join the batch
         batch, self._claims = self._claims, []
         moment = now()
-        claim = partial(
-            scheduled_runs.claim_runs,
-            run_ids=[run_id for run_id, _ in batch],
-            now=moment,
-            lease_until=moment + self.lease,
-        )
+        claim = scheduled_batches.Claim([run_id for run_id, _ in batch], moment, moment + self.lease)
         try:
-            works = {work.run_id: work for work in await self.committer.run(claim)}
+            # Gathered: the flushes that wait for the same group commit are claimed together.
+            claimed = await self.committer.run(Gathered(scheduled_batches.claim_together, claim))
+            works = {work.run_id: work for work in claimed}
         except Exception as exc:
             for _, waiter in batch:
                 waiter.set_exception(exc)
@@ -215,7 +218,7 @@ class SchedulerRuntime(HandlerRuntime):
         ended_at = now()
         if status is not RunStatus.FAILED and not work.delete_when_done:
             # Most ends: gathered with the batch's others into one executemany.
-            end = scheduled_runs.PlainEnd(
+            end = scheduled_batches.PlainEnd(
                 run_id=work.run_id,
                 attempt=work.attempt,
                 status=status,
@@ -224,7 +227,7 @@ class SchedulerRuntime(HandlerRuntime):
                 response=outcome.response,
                 error=outcome.error,
             )
-            await self.committer.run(Gathered(scheduled_runs.finish_plain_runs, end))
+            await self.committer.run(Gathered(scheduled_batches.finish_plain_runs, end))
             return
         # The same rule as webhook deliveries: HTTP 408/425/429/5xx, timeouts and connection errors retry.
         retryable = status is RunStatus.FAILED and outcome.retryable

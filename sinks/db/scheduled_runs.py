@@ -14,9 +14,9 @@ import json
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, bindparam, or_, select, update
+from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from schemas.scheduled_actions import ActionType
@@ -31,23 +31,6 @@ QUEUED, RUNNING = RunStatus.QUEUED.value, RunStatus.RUNNING.value
 _RETRY_SLACK = timedelta(milliseconds=500)
 DISABLED_AFTER_FAILURE = "the event was disabled because continueOnError is false"
 _STOPPABLE = (ActionType.INVOKE_AGENT.value, ActionType.INVOKE_TOOL.value)
-_RUNS = cast(Table, ScheduledEventRun.__table__)
-# Built once: the end of a run that did not fail, for many runs in one executemany (``finish_plain_runs``).
-_FINISH_PLAIN = (
-    update(_RUNS)
-    .where(
-        _RUNS.c.id == bindparam("run_id"),
-        _RUNS.c.status == RUNNING,
-        _RUNS.c.attempt == bindparam("run_attempt"),
-    )
-    .values(
-        status=bindparam("new_status"),
-        ended_at=bindparam("run_ended_at"),
-        duration_ms=bindparam("run_duration_ms"),
-        response_json=bindparam("run_response_json"),
-        error_message=bindparam("run_error"),
-    )
-)
 
 
 @dataclass(frozen=True)
@@ -206,47 +189,6 @@ def finish_run(
     if ended and delete_event is not None:
         scheduled_controls.delete_if_complete(session, delete_event, ended_at)
     return ended
-
-
-@dataclass(frozen=True)
-class PlainEnd:
-    """A run's end that needs no read: not FAILED, and nothing to delete after it (``finish_run`` does the
-    rest)."""
-
-    run_id: str
-    attempt: int
-    status: RunStatus
-    started_at: datetime
-    ended_at: datetime
-    response: Any
-    error: str | None
-
-    def __post_init__(self) -> None:
-        if self.status is RunStatus.FAILED:
-            raise ValueError("a failed run ends through finish_run (retries, continueOnError)")
-
-
-def finish_plain_runs(session: Session, ends: list[PlainEnd]) -> list[None]:
-    """RUNNING → each end's status, for the attempt it names: one prebuilt statement run for all of them
-    (on PostgreSQL psycopg sends them in one pipeline, on SQLite one prepared statement), where
-    ``finish_run`` built and sent an UPDATE per run. A run the reconciler already gave to another attempt
-    is left as it is, as ``finish_run`` leaves it. The group committer gathers the ends of one batch
-    (``Gathered``)."""
-    if ends:
-        session.connection().execute(_FINISH_PLAIN, [_plain_values(end) for end in ends])
-    return [None] * len(ends)
-
-
-def _plain_values(end: PlainEnd) -> dict[str, Any]:
-    return {
-        "run_id": end.run_id,
-        "run_attempt": end.attempt,
-        "new_status": end.status.value,
-        "run_ended_at": end.ended_at,
-        "run_duration_ms": max(0, int((end.ended_at - end.started_at).total_seconds() * 1000)),
-        "run_response_json": json.dumps(end.response) if end.response is not None else None,
-        "run_error": end.error,
-    }
 
 
 def _finish(

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import select, update
 
 from schemas.scheduled_events import RunStatus
-from sinks.db import scheduled_runs
+from sinks.db import scheduled_batches, scheduled_runs
 from sinks.db.group_commit import Gathered, GroupCommitter
 from sinks.db.models import ScheduledEventRun
 from tests.fixtures.query_plans import plans, statements
@@ -92,9 +92,9 @@ def test_the_in_progress_check_looks_up_the_events_runs_by_event(db: Db) -> None
     assert inner and all("(event_id=?)" in step for step in inner), selects
 
 
-def _ends(run_ids: list[str], attempt: int = 1) -> list[scheduled_runs.PlainEnd]:
+def _ends(run_ids: list[str], attempt: int = 1) -> list[scheduled_batches.PlainEnd]:
     return [
-        scheduled_runs.PlainEnd(
+        scheduled_batches.PlainEnd(
             run_id=run_id,
             attempt=attempt,
             status=RunStatus.SUCCEEDED,
@@ -120,7 +120,7 @@ def test_plain_ends_of_a_group_commit_run_as_one_statement(db: Db) -> None:
     committer.start()
 
     async def finish() -> None:
-        ends = [Gathered(scheduled_runs.finish_plain_runs, end) for end in _ends(run_ids)]
+        ends = [Gathered(scheduled_batches.finish_plain_runs, end) for end in _ends(run_ids)]
         await asyncio.gather(*(committer.run(end) for end in ends))
 
     try:
@@ -146,7 +146,7 @@ def test_a_plain_end_leaves_a_run_another_attempt_holds(db: Db) -> None:
         session.execute(
             update(ScheduledEventRun).where(ScheduledEventRun.id == ended).values(status="FAILED")
         )
-        scheduled_runs.finish_plain_runs(session, _ends([taken, ended, running]))
+        scheduled_batches.finish_plain_runs(session, _ends([taken, ended, running]))
     runs = _runs(db)
     assert (runs[taken].status, runs[taken].attempt, runs[taken].ended_at) == ("RUNNING", 2, None)
     assert runs[ended].status == "FAILED" and runs[ended].response_json is None
@@ -155,4 +155,27 @@ def test_a_plain_end_leaves_a_run_another_attempt_holds(db: Db) -> None:
 
 def test_a_failed_end_is_not_a_plain_one() -> None:
     with pytest.raises(ValueError, match="finish_run"):
-        scheduled_runs.PlainEnd("r", 1, RunStatus.FAILED, NOW, NOW, None, "boom")
+        scheduled_batches.PlainEnd("r", 1, RunStatus.FAILED, NOW, NOW, None, "boom")
+
+
+def test_claims_gathered_by_a_group_commit_run_two_statements_and_each_gets_its_runs(db: Db) -> None:
+    """Flushes of runs waking together that wait for the same group commit are claimed in one claim's two
+    statements; each gets the works of its own runs, a run named twice goes to the first claim."""
+    run_ids = fired_runs(db, 6)
+    claims = [
+        scheduled_batches.Claim(run_ids[:2], NOW, NOW + timedelta(seconds=30)),
+        scheduled_batches.Claim([run_ids[2], run_ids[1]], NOW + timedelta(milliseconds=3)),
+        scheduled_batches.Claim(run_ids[3:], NOW + timedelta(milliseconds=1), NOW + timedelta(seconds=31)),
+    ]
+    with db.sessions.begin() as session, statements(db.engine) as seen:
+        works = scheduled_batches.claim_together(session, claims)
+        session.flush()
+    assert [statement.split()[0] for statement, _ in seen] == ["UPDATE", "SELECT"]
+    assert [[work.run_id for work in claimed] for claimed in works] == [
+        run_ids[:2],
+        [run_ids[2]],
+        run_ids[3:],
+    ]
+    assert {work.started_at for claimed in works for work in claimed} == {NOW + timedelta(milliseconds=3)}
+    assert set(_runs(db)[run_id].lease_until for run_id in run_ids) == {NOW + timedelta(seconds=31)}
+    assert scheduled_batches.claim_together(session, []) == []
