@@ -12,8 +12,9 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
+from typing import Any, cast
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from core.schedules.catchup import CatchUp, catch_up
@@ -133,6 +134,38 @@ def _catch_up(
     )
 
 
+class LostFireRace(RuntimeError):
+    """An event's grid moved between the fire round's read and its write (never expected: see claim_due)."""
+
+
+# Compare-and-set on the grid: of two schedulers overlapping in a rebalance, one advances it.
+_EVENTS = cast(Table, ScheduledEvent.__table__)
+_ADVANCE = (
+    update(_EVENTS)
+    .where(_EVENTS.c.id == bindparam("event_id"), _EVENTS.c.next_fire_at == bindparam("due"))
+    .values(next_fire_at=bindparam("following"), last_fired_at=bindparam("last_fired"))
+)
+
+
+def _advance(
+    session: Session,
+    event_id: str,
+    due: datetime,
+    following: datetime | None,
+    last: datetime | None,
+    ended: dict[str, Any],
+) -> bool:
+    """One event's grid moved (compare-and-set), with ``ended``'s columns; False if it had moved already."""
+    advanced = session.execute(
+        update(ScheduledEvent)
+        .where(ScheduledEvent.id == event_id, ScheduledEvent.next_fire_at == due)
+        .values(next_fire_at=following, last_fired_at=last, **ended)
+        # Not "evaluate": it would visit every object in the session per statement (quadratic).
+        .execution_options(synchronize_session=False)
+    )
+    return bool(advanced.rowcount == 1)  # type: ignore[attr-defined]
+
+
 def claim_due(
     session: Session,
     now: datetime,
@@ -161,32 +194,28 @@ def claim_due(
             .with_for_update(skip_locked=True)
         )
     )
-    claimed: list[tuple[ScheduledEvent, datetime]] = []
     caught: list[tuple[ScheduledEvent, CatchUp]] = []
+    plain: list[dict[str, Any]] = []
     for event in events:
         due = event.next_fire_at
         if due is None:
             continue
         up = _catch_up(event, due, now, window, horizon)
-        fire, following = up.fire, up.following
-        ended = (
-            {"deleted_at": now, "updated_at": now}
-            if fire is None and following is None and event.action_after_completion == DELETE
-            else {}
-        )
-        # Compare-and-set on the grid: of two schedulers overlapping in a rebalance, one advances it.
-        advanced = session.execute(
-            update(ScheduledEvent)
-            .where(ScheduledEvent.id == event.id, ScheduledEvent.next_fire_at == due)
-            .values(next_fire_at=following, last_fired_at=fire or event.last_fired_at, **ended)
-            # Not "evaluate": it would visit every object in the session per statement (quadratic).
-            .execution_options(synchronize_session=False)
-        )
-        if advanced.rowcount != 1:  # type: ignore[attr-defined]
+        last = up.fire or event.last_fired_at
+        if up.fire is None and up.following is None and event.action_after_completion == DELETE:
+            if _advance(session, event.id, due, up.following, last, {"deleted_at": now, "updated_at": now}):
+                caught.append((event, up))
             continue
+        plain.append({"event_id": event.id, "due": due, "following": up.following, "last_fired": last})
         caught.append((event, up))
-        if fire is not None:
-            claimed.append((event, fire))
+    if plain:
+        # One prebuilt statement for the events' grids, where one was built and sent per event.
+        moved = session.connection().execute(_ADVANCE, plain).rowcount
+        if moved != len(plain):
+            # The rows are this transaction's (FOR UPDATE on PostgreSQL, SQLite's write lock), so every
+            # grid moves; if one did not, nothing of this round stands (it is tried again next round).
+            raise LostFireRace(f"{len(plain) - moved} of {len(plain)} events' grids moved meanwhile")
+    claimed = [(event, up.fire) for event, up in caught if up.fire is not None]
     scheduled_missed.record_missed(session, caught, now)
     if not claimed:
         return []

@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import event, func, select, update
+from sqlalchemy.engine import Connection
 
 from schemas.scheduled_events import RunStatus
-from sinks.db import scheduled_due, scheduled_sweeps
-from sinks.db.models import ScheduledEventRun
+from sinks.db import scheduled_due, scheduled_events, scheduled_sweeps
+from sinks.db.models import ScheduledEvent, ScheduledEventRun
+from tests.fixtures.query_plans import statements
 from tests.fixtures.stack import Db
 from tests.unit.test_scheduled_event_models import EVERY_MINUTE, NOW, add_event, claim
 
@@ -98,3 +101,55 @@ def test_the_reconcilers_round_takes_lost_and_abandoned_runs_and_only_them(db: D
         )
     assert [tick.run_id for tick in found_lost] == [lost]
     assert [tick.run_id for tick in found_abandoned] == [abandoned]
+
+
+def _grids(db: Db, event_ids: list[str]) -> dict[str, object]:
+    with db.sessions() as session:
+        rows = session.execute(
+            select(ScheduledEvent.id, ScheduledEvent.next_fire_at).where(ScheduledEvent.id.in_(event_ids))
+        )
+        return {event_id: next_fire for event_id, next_fire in rows}
+
+
+def test_the_round_moves_the_grids_of_its_events_in_one_statement(db: Db) -> None:
+    events = [
+        add_event(db, EVERY_MINUTE, next_fire_at=LATER, anchor=LATER - timedelta(minutes=1)) for _ in range(5)
+    ]
+    with statements(db.engine) as seen:
+        due = round_at(db)
+    assert sorted(tick.event_id for tick in due.ticks) == sorted(events)
+    moved = [s for s, _ in seen if s.startswith("UPDATE scheduled_events")]
+    assert len(moved) == 1
+    assert set(_grids(db, events).values()) == {LATER + timedelta(minutes=1)}
+    assert round_at(db).ticks == []
+
+
+def test_a_grid_moved_meanwhile_undoes_the_whole_round(db: Db) -> None:
+    """Never expected (the round's events are locked, or SQLite's write lock is held), but if an event's
+    grid moved between the round's read and its write, nothing of the round stands: no run, no grid moved."""
+    if db.engine.dialect.name != "sqlite":
+        pytest.skip("PostgreSQL's row locks keep another writer out; the check is the same code")
+    events = [
+        add_event(db, EVERY_MINUTE, next_fire_at=LATER, anchor=LATER - timedelta(minutes=1)) for _ in range(3)
+    ]
+    elsewhere = LATER + timedelta(minutes=5)
+    before = _grids(db, events)
+
+    def move_one(conn: Connection, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if statement.startswith("UPDATE scheduled_events") and not moving:
+            moving.append(True)
+            conn.execute(
+                update(ScheduledEvent).where(ScheduledEvent.id == events[1]).values(next_fire_at=elsewhere)
+            )
+
+    moving: list[bool] = []
+    event.listen(db.engine, "before_cursor_execute", move_one)
+    try:
+        with pytest.raises(scheduled_events.LostFireRace):
+            round_at(db)
+    finally:
+        event.remove(db.engine, "before_cursor_execute", move_one)
+    assert moving
+    assert _grids(db, events) == before
+    with db.sessions() as session:
+        assert session.scalar(select(func.count()).select_from(ScheduledEventRun)) == 0
