@@ -40,7 +40,7 @@ import httpx
 from _common import (
     Percentiles,
     Stack,
-    add_set_argument,
+    add_shape_arguments,
     cpu_seconds,
     free_port,
     percentiles,
@@ -48,8 +48,10 @@ from _common import (
     role_of,
     running_server,
     running_stack,
+    shape_line,
+    shape_postgres,
+    shape_settings,
     stack_roles,
-    stack_settings,
 )
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
@@ -1015,7 +1017,7 @@ def _arguments() -> argparse.Namespace:
         default=None,
         help="the bare endpoint's window per rate (default: --seconds; its cost does not drift with time)",
     )
-    add_set_argument(parser)
+    add_shape_arguments(parser)
     parser.add_argument(
         "--warmup", type=float, default=2.0, help="warm-up at the same rate before each window"
     )
@@ -1063,6 +1065,7 @@ class Run:
     profile: list[str] = field(default_factory=list)
     load_before: float = 0.0
     load_after: float = 0.0
+    shape: str = ""
 
 
 @contextmanager
@@ -1101,13 +1104,14 @@ def measure_bare(run: Run, rates: list[float], args: argparse.Namespace, tmp: Pa
 
 
 def measure_svc(run: Run, rates: list[float], args: argparse.Namespace, tmp: Path) -> None:
-    limits = {
+    base = {
         "SVC_WEBHOOK_RATE_LIMIT_PER_MINUTE": str(10**9),
         "SVC_WEBHOOK_RATE_LIMIT_PER_DAY": str(10**12),
         "SVC_RATE_LIMIT_PER_MINUTE": "100000",
     }
-    limits.update(stack_settings(args.set))
-    with helper_server("handler", tmp) as (handler_url, handler_pid):
+    with helper_server("handler", tmp) as (handler_url, handler_pid), shape_postgres(args) as postgres_url:
+        limits = shape_settings(args, postgres_url, base)
+        run.shape = shape_line(limits, postgres_url)
         progress("starting svc up")
         with running_stack(tmp / "data", limits) as stack:
             progress(f"svc is up at {stack.url}; the handler listens at {handler_url}")
@@ -1206,6 +1210,7 @@ def report(run: Run, args: argparse.Namespace) -> None:
         + (f" (bare endpoint: {args.bare_seconds:g} s)" if args.bare_seconds else "")
         + "; latency from the scheduled send time"
     )
+    print(run.shape)
     if args.set:
         print(f"stack settings: {' '.join(args.set)}")
     for label, probe in run.probes.items():
