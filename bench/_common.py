@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
@@ -233,6 +234,27 @@ def cpu_seconds(pid: int) -> float:
     # The command name may contain spaces; the fields after its closing parenthesis are fixed.
     fields = stat.rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time of a server process with its children: its own, its reaped children's (cutime, cstime)
+    and its live children's (a PostgreSQL postmaster and its backends)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    own = sum(int(value) for value in fields[11:15]) / _CLOCK_TICKS
+    return own + sum(cpu_seconds(child) for child in descendants(pid))
+
+
+def postgres_server_pid(url: str) -> int | None:
+    """The postmaster of the bench's own PostgreSQL (``running_postgres``: its socket directory is its data
+    directory, which holds ``postmaster.pid``); None for another server."""
+    host = parse_qs(urlsplit(url).query).get("host", [""])[0]
+    try:
+        return int((Path(host) / "postmaster.pid").read_text().split()[0]) if host else None
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def descendants(pid: int) -> dict[int, str]:

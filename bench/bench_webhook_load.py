@@ -44,6 +44,7 @@ from _common import (
     cpu_seconds,
     free_port,
     percentiles,
+    postgres_server_pid,
     progress,
     role_of,
     running_server,
@@ -52,6 +53,7 @@ from _common import (
     shape_postgres,
     shape_settings,
     stack_roles,
+    tree_cpu_seconds,
 )
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
@@ -655,12 +657,25 @@ def histogram_summary(before: dict[str, float], after: dict[str, float]) -> str:
     )
 
 
-def stack_processes(stack: Stack, handler_pid: int) -> dict[str, int]:
+# Processes whose CPU counts with their children's: the bench's own PostgreSQL server (its backends).
+_TREES: set[int] = set()
+
+
+def stack_processes(stack: Stack, handler_pid: int, postgres_url: str | None) -> dict[str, int]:
     """The stack's ingress, worker and broker processes (``_common.stack_roles``: a second process of a role,
-    as PostgreSQL's shapes run, gets a suffix) and the handler."""
+    as PostgreSQL's shapes run, gets a suffix), the bench's own PostgreSQL server when it runs one (its CPU
+    is the metadata database's, which SQLite spends inside the ingress and worker) and the handler."""
     roles = stack_roles(stack.process.pid)
     kept = {name: pid for name, pid in roles.items() if role_of(name) in ("ingress", "worker", "broker")}
+    server = postgres_server_pid(postgres_url) if postgres_url else None
+    if server is not None:
+        _TREES.add(server)
+        kept["postgres"] = server
     return {"handler": handler_pid} | kept
+
+
+def process_cpu(pid: int) -> float:
+    return tree_cpu_seconds(pid) if pid in _TREES else cpu_seconds(pid)
 
 
 def wait_responsive(url: str, timeout: float = 60) -> None:
@@ -705,13 +720,13 @@ def run_svc_step(
 ) -> Step:
     base = handler.count()
     histogram_before = trigger_histogram(stack.metrics_url)
-    cpu_before = {name: cpu_seconds(pid) for name, pid in processes.items()}
+    cpu_before = {name: process_cpu(pid) for name, pid in processes.items()}
     began = time.monotonic()
     result = generator.run(
         stack.url, trigger_path, api_key, rate=rate, warmup=args.warmup, seconds=args.seconds, closed=False
     )
     ran = time.monotonic() - began
-    cpu_run = {name: cpu_seconds(pid) for name, pid in processes.items()}
+    cpu_run = {name: process_cpu(pid) for name, pid in processes.items()}
     step = summarise("svc", result)
     wait_responsive(stack.url)
     histogram_after = trigger_histogram(stack.metrics_url)
@@ -720,7 +735,7 @@ def run_svc_step(
     deadline = step.window_end_wall + DELIVERY_GRACE_SECONDS
     progress(f"  {rate:,.0f}/s: {sent_202:,} accepted; waiting for the handler to see them")
     wait_delivered(handler, base, wanted, deadline)
-    cpu_after = {name: cpu_seconds(pid) for name, pid in processes.items()}
+    cpu_after = {name: process_cpu(pid) for name, pid in processes.items()}
     arrivals = handler.arrivals(base)
 
     lags: list[float] = []
@@ -1130,15 +1145,15 @@ def measure_svc(run: Run, rates: list[float], args: argparse.Namespace, tmp: Pat
                 wait_delivered(handler, 0, {check.json()["executionId"]}, time.time() + 60)
                 if handler.count() < 1:
                     raise RuntimeError("the first delivery did not reach the handler within 60 s")
-                processes = stack_processes(stack, handler_pid)
+                processes = stack_processes(stack, handler_pid, postgres_url)
                 progress(f"webhook {webhook_id} delivers to the handler; processes {processes}")
                 # What the stack burns with no load (timers, consumer polling), to read the table against;
                 # measured once the first delivery's busy fetch wait (streams/fetch_wait.py) has lapsed.
                 time.sleep(args.idle_settle)
-                idle_before = {name: cpu_seconds(pid) for name, pid in processes.items()}
+                idle_before = {name: process_cpu(pid) for name, pid in processes.items()}
                 time.sleep(args.idle_seconds)
                 run.idle_share = {
-                    name: (cpu_seconds(pid) - idle_before[name]) / args.idle_seconds
+                    name: (process_cpu(pid) - idle_before[name]) / args.idle_seconds
                     for name, pid in processes.items()
                 }
                 progress(
