@@ -661,7 +661,7 @@ def histogram_summary(before: dict[str, float], after: dict[str, float]) -> str:
 _TREES: set[int] = set()
 
 
-def stack_processes(stack: Stack, handler_pid: int, postgres_url: str | None) -> dict[str, int]:
+def stack_processes(stack: Stack, handler_pid: int, postgres_url: str | None = None) -> dict[str, int]:
     """The stack's ingress, worker and broker processes (``_common.stack_roles``: a second process of a role,
     as PostgreSQL's shapes run, gets a suffix), the bench's own PostgreSQL server when it runs one (its CPU
     is the metadata database's, which SQLite spends inside the ingress and worker) and the handler."""
