@@ -153,18 +153,27 @@ async def create_events(
                 "toolConfig": {"toolExecutionRequest": {"toolId": tool_id}, "continueOnError": True},
                 "retryPolicy": RETRY_POLICY,
             }
+            last = ""
             for attempt in range(5):
-                answer = await client.post(
-                    "/clients/scheduled-events/create", headers={"Authorization": key}, json=body
-                )
+                try:
+                    answer = await client.post(
+                        "/clients/scheduled-events/create", headers={"Authorization": key}, json=body
+                    )
+                except httpx.TransportError as exc:
+                    # A connection the loaded ingress closed: sent again. Had the first reached it, an
+                    # event without a known id fires too; its calls are not among the measured ones.
+                    last = type(exc).__name__
+                    await asyncio.sleep(0.5 * (attempt + 1))
+                    continue
                 if answer.status_code == 200:
                     record = answer.json()["scheduledEvent"]
                     first_fires[record["eventId"]] = epoch(record["nextFireAt"])
                     return
+                last = f"{answer.status_code}: {answer.text[:300]}"
                 if answer.status_code < 500 and answer.status_code != 429:
                     break
                 await asyncio.sleep(0.5 * (attempt + 1))
-            raise RuntimeError(f"create answered {answer.status_code}: {answer.text[:300]}")
+            raise RuntimeError(f"create {i} failed: {last}")
 
         async def creator() -> None:
             for i in pending:
