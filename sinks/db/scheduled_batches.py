@@ -7,7 +7,6 @@ the claims of one group commit go as one claim, and the plain ends as one prebui
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
@@ -17,10 +16,11 @@ from sqlalchemy.orm import Session
 
 from schemas.scheduled_events import RunStatus
 from sinks.db.models import ScheduledEventRun
-from sinks.db.scheduled_runs import RUNNING, RunWork, claim_runs
+from sinks.db.scheduled_runs import RUNNING, RunWork, claim_runs, ended_values
 
 _RUNS = cast(Table, ScheduledEventRun.__table__)
 # Built once: the end of a run that did not fail, for many runs in one executemany (``finish_plain_runs``).
+_ENDED_COLUMNS = ("status", "ended_at", "duration_ms", "response_json", "error_message")
 _FINISH_PLAIN = (
     update(_RUNS)
     .where(
@@ -28,13 +28,8 @@ _FINISH_PLAIN = (
         _RUNS.c.status == RUNNING,
         _RUNS.c.attempt == bindparam("run_attempt"),
     )
-    .values(
-        status=bindparam("new_status"),
-        ended_at=bindparam("run_ended_at"),
-        duration_ms=bindparam("run_duration_ms"),
-        response_json=bindparam("run_response_json"),
-        error_message=bindparam("run_error"),
-    )
+    # A bound parameter may not take its column's own name in an UPDATE: each is "run_<column>".
+    .values(**{column: bindparam(f"run_{column}") for column in _ENDED_COLUMNS})
 )
 
 
@@ -92,12 +87,7 @@ def finish_plain_runs(session: Session, ends: list[PlainEnd]) -> list[None]:
 
 
 def _plain_values(end: PlainEnd) -> dict[str, Any]:
-    return {
-        "run_id": end.run_id,
-        "run_attempt": end.attempt,
-        "new_status": end.status.value,
-        "run_ended_at": end.ended_at,
-        "run_duration_ms": max(0, int((end.ended_at - end.started_at).total_seconds() * 1000)),
-        "run_response_json": json.dumps(end.response) if end.response is not None else None,
-        "run_error": end.error,
+    ended = ended_values(end.status, end.started_at, end.ended_at, end.response, end.error)
+    return {"run_id": end.run_id, "run_attempt": end.attempt} | {
+        f"run_{column}": value for column, value in ended.items()
     }

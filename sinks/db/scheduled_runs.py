@@ -191,6 +191,19 @@ def finish_run(
     return ended
 
 
+def ended_values(
+    status: RunStatus, started_at: datetime, ended_at: datetime, response: Any, error: str | None
+) -> dict[str, Any]:
+    """The columns a run's end writes when it needs no read (not FAILED), by column name."""
+    return {
+        "status": status.value,
+        "ended_at": ended_at,
+        "duration_ms": max(0, int((ended_at - started_at).total_seconds() * 1000)),
+        "response_json": json.dumps(response) if response is not None else None,
+        "error_message": error,
+    }
+
+
 def _finish(
     session: Session,
     run_id: str,
@@ -208,13 +221,7 @@ def _finish(
         done = session.execute(
             update(ScheduledEventRun)
             .where(ScheduledEventRun.id == run_id, ScheduledEventRun.status == RUNNING, *same_attempt)
-            .values(
-                status=status.value,
-                ended_at=ended_at,
-                duration_ms=max(0, int((ended_at - started_at).total_seconds() * 1000)),
-                response_json=json.dumps(response) if response is not None else None,
-                error_message=error,
-            )
+            .values(**ended_values(status, started_at, ended_at, response, error))
             .execution_options(synchronize_session=False)
         )
         return bool(done.rowcount == 1)  # type: ignore[attr-defined]
