@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from schemas.topics import WEBHOOK_DELIVERIES
@@ -108,6 +109,16 @@ class Settings(BaseSettings):
     # embedded broker's fetch cost grows with the batches stored in the partitions it reads (README).
     delivery_topic_partitions: int = Field(32, ge=1, le=1024)
     topic_replication: int = Field(1, ge=1, le=16)
+    # `svc up` starts the embedded broker afresh when a partition the workers read holds this many records or
+    # the broker this much memory, at most once per min_seconds, checked every check_seconds
+    # (core/broker_recycle.py says why); 0 turns a limit off.
+    embedded_broker_recycle_records: int = Field(2000, ge=0)
+    embedded_broker_recycle_mib: int = Field(2048, ge=0)
+    embedded_broker_recycle_min_seconds: float = Field(120.0, ge=0)
+    embedded_broker_check_seconds: float = Field(10.0, gt=0, le=3600)
+    # Set by `svc up` on the workers it starts after the embedded broker started afresh: work still QUEUED
+    # from before that moment was in the old broker only, so the reconcilers publish it again at once.
+    broker_started_at: datetime | None = None
     worker_id: str = "svc-worker"
     worker_concurrency: int = Field(256, ge=1, le=4096)
     reconcile_interval_seconds: float = Field(5.0, gt=0)
@@ -262,6 +273,11 @@ class Settings(BaseSettings):
             return data  # the field's own validation names the bad value
         return {**BROKER_PROFILES[profile], **data}
 
+    @field_validator("broker_started_at")
+    @classmethod
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+
     @model_validator(mode="after")
     def _refuse_default_secret(self) -> Settings:
         if self.environment is Environment.PRODUCTION and self.secret_key == DEV_SECRET_KEY:
@@ -292,6 +308,14 @@ class Settings(BaseSettings):
     @property
     def embedded_broker(self) -> bool:
         return not self.kafka_bootstrap
+
+    def queued_grace_at(self, moment: datetime) -> timedelta:
+        """How long work may stay QUEUED before a reconciler publishes it again: ``queued_grace_seconds``,
+        shorter while the embedded broker is newer than that (what was queued before it started is lost)."""
+        grace = timedelta(seconds=self.queued_grace_seconds)
+        if self.broker_started_at is None:
+            return grace
+        return max(timedelta(0), min(grace, moment - self.broker_started_at))
 
     def topic(self, name: str) -> str:
         return f"{self.topic_prefix}{name}"

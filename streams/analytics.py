@@ -318,10 +318,11 @@ class AnalyticsRuntime(WorkerRuntime):
 
     async def reconcile(self) -> None:
         await self.ready.wait()
-        grace = timedelta(seconds=self.settings.queued_grace_seconds)
+        moment = now()
+        grace = self.settings.queued_grace_at(moment)
         running_grace = timedelta(seconds=CHECK_SECONDS * 10 + self.settings.processing_grace_seconds)
         again = await self.committer.run(
-            partial(jobs.lost, now=now(), queued_grace=grace, running_grace=running_grace)
+            partial(jobs.lost, now=moment, queued_grace=grace, running_grace=running_grace)
         )
         if again:
             log.warning("re-sending query jobs", extra={"count": len(again)})

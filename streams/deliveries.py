@@ -198,9 +198,7 @@ class DeliveryRuntime(HandlerRuntime):
         settings = self.settings
         moment = now()
         lost = await self.committer.run(
-            lambda session: delivery_sweeps.take_lost(
-                session, moment, timedelta(seconds=settings.queued_grace_seconds), 500
-            )
+            lambda session: delivery_sweeps.take_lost(session, moment, settings.queued_grace_at(moment), 500)
         )
         if lost:
             log.warning("re-dispatching queued deliveries nobody took", extra={"count": len(lost)})

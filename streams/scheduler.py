@@ -114,7 +114,7 @@ class SchedulerRuntime(HandlerRuntime):
     async def reconcile(self) -> None:
         await self.ready.wait()
         moment, settings = now(), self.settings
-        queued_grace = timedelta(seconds=settings.queued_grace_seconds)
+        queued_grace = settings.queued_grace_at(moment)
         running_grace = timedelta(
             seconds=self.settings.scheduler_action_timeout_seconds + settings.processing_grace_seconds
         )

@@ -14,7 +14,7 @@ import json
 import logging
 from collections import defaultdict
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import faust
@@ -180,7 +180,8 @@ class TableWriter(mode.Service):
         """Publish again the writes still PENDING well after they were accepted (their record was lost, or
         consumed by a worker that died before taking them) or still WRITING well after a writer took them
         (it died, or its commit failed): each ends, and its APPEND job with it."""
-        before = datetime.now(UTC) - timedelta(seconds=self.settings.queued_grace_seconds)
+        moment = datetime.now(UTC)
+        before = moment - self.settings.queued_grace_at(moment)
         stale = await asyncio.to_thread(self._stale, before)
         for write in stale:
             record = TableWriteRef(write_id=write[0], table_id=write[1], company_id=write[2])

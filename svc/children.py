@@ -6,6 +6,7 @@ import ctypes
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -82,3 +83,24 @@ def stop_together(
             process.kill()
             statuses[name] = process.wait(timeout=5)
     return statuses
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The ingress port, bound once here and inherited by every ingress process (``svc ingress --fd``).
+
+    One socket passed by descriptor rather than SO_REUSEPORT sockets bound by each process: the port stays
+    bound while an ingress restarts, so connections made meanwhile wait in the backlog instead of being
+    refused, and a connection is never stranded in the queue of a process that died (with SO_REUSEPORT each
+    process has its own queue); no other program of the same user can join the port and take a share of its
+    connections; a busy port is one clear error here, not children failing in a loop; and port 0 gives one
+    free port that all processes share."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+        listener.listen(2048)
+    except OSError:
+        listener.close()
+        raise
+    return listener

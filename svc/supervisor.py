@@ -5,8 +5,10 @@ exponential backoff (svc/restarts.py) while the others keep serving. A restarted
 empty (no topic, offset or consumer group survives it), so the workers are restarted after it (SIGTERM, then
 SIGKILL past the shutdown timeout): their consumers join the new broker from scratch, where a consumer that
 lost its group coordinator at the wrong moment could stay wedged without fetching, and the reconcilers
-re-publish the pending work. SIGTERM or SIGINT stops everything in order: the ingress processes first, then
-the workers (they drain and commit), then the broker; exit 0."""
+re-publish the pending work. An embedded broker grown too long (svc/broker_watch.py) is started afresh the
+other way round (``Supervisor.renew_broker``): the workers stop first, then the broker, then both start again.
+SIGTERM or SIGINT stops everything in order: the ingress processes first, then the workers (they drain and
+commit), then the broker; exit 0."""
 
 from __future__ import annotations
 
@@ -14,15 +16,14 @@ import asyncio
 import logging
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import partial
-from pathlib import Path
 from types import FrameType
 
 from aiokafka.errors import KafkaError
@@ -31,6 +32,7 @@ from schemas.settings import Settings
 from sinks.kafka import ensure_topics
 from sinks.objectstore import BucketUnavailable, ensure_buckets
 from svc import broker, children, database, shape
+from svc.broker_watch import BrokerWatch
 from svc.restarts import RestartPolicy, exit_description
 
 log = logging.getLogger(__name__)
@@ -60,6 +62,9 @@ class Child:
     restart_at: float | None = None
     # Asked to stop so that it starts again (``Supervisor.recycle``): SIGKILL from this time on.
     recycle_kill_at: float | None = None
+    # Asked to stop and then wait, stopped, until released (``Supervisor.renew_broker``).
+    hold_when_stopped: bool = False
+    held: bool = False
 
 
 class Supervisor:
@@ -70,6 +75,12 @@ class Supervisor:
         self.policy = policy or RestartPolicy()
         self.recycle_grace_seconds = recycle_grace_seconds
         self.children: list[Child] = []
+        # Called on every turn of the loop (the embedded broker's watch, say).
+        self.ticks: list[Callable[[], None]] = []
+        # The environment the workers start with: a broker started afresh is noted in it, so the workers
+        # started after it publish again at once what was queued before (Settings.queued_grace_at).
+        self.worker_env: dict[str, str] | None = None
+        self.renewing = False
 
     def start(
         self,
@@ -93,21 +104,48 @@ class Supervisor:
                 self._tend(child)
                 if self.stop.requested:
                     break
+            for tick in self.ticks:
+                tick()
+            self._renew_step()
             time.sleep(_POLL_SECONDS)
         log.info("stopping", extra={"signal": self.stop.signal_name})
         return 0
 
-    def recycle(self, role: str) -> None:
-        """Stop every running child of ``role`` gracefully so that it starts again at once (no backoff)."""
+    def recycle(self, role: str, *, hold: bool = False) -> None:
+        """Stop every running child of ``role`` gracefully so that it starts again at once (no backoff), or,
+        with ``hold``, once released."""
         deadline = time.monotonic() + self.recycle_grace_seconds
         for child in self.of_role(role):
             if child.restart_at is None and child.recycle_kill_at is None and child.process.poll() is None:
                 child.process.send_signal(signal.SIGTERM)
                 child.recycle_kill_at = deadline
+                child.hold_when_stopped = hold
                 log.warning("restarting a child", extra={"child": child.name, "pid": child.process.pid})
+
+    def renew_broker(self) -> None:
+        """Start the embedded broker afresh on purpose, the workers first: they stop (draining, committing to
+        the old broker), then the broker is killed and started again, then the workers start on the new one.
+        A worker of the old broker still running when the new one starts could commit its old offsets into
+        the new broker's consumer group, where they would make the new workers skip what was produced
+        meanwhile. The ingress keeps answering throughout; what it queues meanwhile is published again
+        (``Settings.queued_grace_at``)."""
+        if not self.renewing:
+            self.renewing = True
+            self.recycle("worker", hold=True)
+
+    def _renew_step(self) -> None:
+        if not self.renewing or not all(child.held for child in self.of_role("worker")):
+            return
+        self.renewing = False
+        for child in self.of_role("broker"):
+            child.process.kill()
+            child.process.wait()
+            child.recycle_kill_at, child.restart_at = None, time.monotonic()
 
     def _tend(self, child: Child) -> None:
         moment = time.monotonic()
+        if child.held:
+            return
         if child.recycle_kill_at is not None and child.restart_at is None:
             if child.process.poll() is None:
                 if moment >= child.recycle_kill_at:
@@ -115,6 +153,7 @@ class Supervisor:
                     child.process.kill()
                 return
             child.recycle_kill_at, child.restart_at = None, moment
+            child.held, child.hold_when_stopped = child.hold_when_stopped, False
             return
         if child.restart_at is None:
             status = child.process.poll()
@@ -157,6 +196,11 @@ class Supervisor:
             "child restarted", extra={"child": child.name, "pid": child.process.pid, "attempt": child.attempt}
         )
         if child.role == "broker":
+            if self.worker_env is not None:
+                self.worker_env["SVC_BROKER_STARTED_AT"] = datetime.now(UTC).isoformat()
+            self.renewing = False  # a crash meanwhile did what a renewal does
+            for worker in self.of_role("worker"):
+                worker.held = False  # stopped for this broker: they start on it now
             self.recycle("worker")
 
     def stop_all(self, timeout_seconds: float) -> None:
@@ -166,27 +210,6 @@ class Supervisor:
             group = {child.name: child.process for child in self.of_role(role)}
             for name, status in children.stop_together(group, timeout_seconds).items():
                 log.info("child stopped", extra={"child": name, "status": status})
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    """The ingress port, bound once here and inherited by every ingress process (``svc ingress --fd``).
-
-    One socket passed by descriptor rather than SO_REUSEPORT sockets bound by each process: the port stays
-    bound while an ingress restarts, so connections made meanwhile wait in the backlog instead of being
-    refused, and a connection is never stranded in the queue of a process that died (with SO_REUSEPORT each
-    process has its own queue); no other program of the same user can join the port and take a share of its
-    connections; a busy port is one clear error here, not children failing in a loop; and port 0 gives one
-    free port that all processes share."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind((host, port))
-        listener.listen(2048)
-    except OSError:
-        listener.close()
-        raise
-    return listener
 
 
 def _wait_healthy(url: str, ingresses: Sequence[Child], stop: _Stop, timeout_seconds: float) -> bool:
@@ -202,34 +225,6 @@ def _wait_healthy(url: str, ingresses: Sequence[Child], stop: _Stop, timeout_sec
             pass
         time.sleep(0.1)
     return False
-
-
-def _broker_launcher(
-    resolved: Settings, port: int, log_path: Path
-) -> Callable[[float], subprocess.Popen[bytes]]:
-    def launch(timeout_seconds: float) -> subprocess.Popen[bytes]:
-        # The same port every time: the children's bootstrap address stays right across a restart.
-        tansu = broker.start_tansu(port, log_path)
-        try:
-            created = asyncio.run(broker.create_topics_when_up(resolved, port, tansu, timeout_seconds))
-        except BaseException:
-            tansu.kill()
-            tansu.wait()
-            raise
-        log.info("embedded broker ready", extra={"pid": tansu.pid, "topics_created": len(created)})
-        try:
-            mismatched = asyncio.run(broker.partition_mismatches(resolved))
-        except (KafkaError, OSError):
-            mismatched = {}  # only a report: the broker serves either way
-        if mismatched:
-            # A reconnecting client asked for a topic first and the broker made it with its own default.
-            log.warning(
-                "topics have another partition count than configured until svc up restarts",
-                extra={"topics": {topic: found for topic, (found, _wanted) in mismatched.items()}},
-            )
-        return tansu
-
-    return launch
 
 
 def run_up(settings: Settings) -> int:
@@ -260,7 +255,7 @@ def run_up(settings: Settings) -> int:
     if made:
         log.info("buckets created", extra={"buckets": made})
     try:
-        listener = _listen(settings.host, settings.port)
+        listener = children.listen(settings.host, settings.port)
     except OSError as exc:
         print(f"svc up: cannot listen on {settings.host}:{settings.port}: {exc.strerror}", file=sys.stderr)
         return 1
@@ -273,7 +268,7 @@ def run_up(settings: Settings) -> int:
     supervisor = Supervisor(stop, recycle_grace_seconds=settings.shutdown_timeout_seconds)
     try:
         if settings.embedded_broker:
-            launch_broker = _broker_launcher(resolved, broker_port, logs / "broker.log")
+            launch_broker = broker.launcher(resolved, broker_port, logs / "broker.log")
             try:
                 supervisor.start(
                     "broker",
@@ -292,6 +287,12 @@ def run_up(settings: Settings) -> int:
                 return 1
             log.info("topics ready", extra={"topics_created": created})
         _start_roles(supervisor, resolved, counts, listener.fileno())
+        if settings.embedded_broker:
+            # Started afresh when it grows too long (svc/broker_watch.py): the same restart as after a crash.
+            (tansu,) = supervisor.of_role("broker")
+            watch = BrokerWatch(resolved, bootstrap, lambda: tansu.process)
+            supervisor.ticks.append(partial(watch.recycle_when_due, supervisor.renew_broker))
+            watch.start()
         url = f"http://{settings.host}:{port}"
         if not _wait_healthy(url, supervisor.of_role("ingress"), stop, settings.startup_timeout_seconds):
             if not stop.requested:
@@ -314,6 +315,7 @@ def _start_roles(supervisor: Supervisor, resolved: Settings, counts: shape.Proce
         SVC_PORT=str(resolved.port),
         SVC_SUPERVISOR_PID=str(os.getpid()),
     )
+    supervisor.worker_env = env
     command = [sys.executable, "-m", "svc"]
     for index in range(1, counts.workers + 1):
         name = f"worker-{index}"

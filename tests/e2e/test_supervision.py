@@ -369,3 +369,49 @@ def test_an_unreachable_database_is_one_line_without_the_password(tmp_path: Path
     assert done.stdout == ""
     (line,) = done.stderr.strip().splitlines()
     assert f"127.0.0.1:{port}" in line and "database nodb" in line, line
+
+
+def test_a_broker_grown_long_is_started_afresh_and_nothing_accepted_is_lost(
+    tmp_path: Path, handler: RecordingHandler
+) -> None:
+    """The embedded broker past its record limit is started afresh under load (SIGTERM, then the crash
+    path: the workers restart after it). Deliveries it held are gone with it; with a queued grace of ten
+    minutes only the broker's start, passed to the new workers, lets the reconciler publish them again in
+    time."""
+    running = Up(
+        tmp_path / "data",
+        SVC_RECONCILE_INTERVAL_SECONDS="1",
+        SVC_QUEUED_GRACE_SECONDS="600",
+        SVC_PROCESSING_GRACE_SECONDS="1",
+        SVC_WORKER_CONCURRENCY="4",
+        SVC_EMBEDDED_BROKER_RECYCLE_RECORDS="150",
+        SVC_EMBEDDED_BROKER_RECYCLE_MIN_SECONDS="600",
+        SVC_EMBEDDED_BROKER_CHECK_SECONDS="1",
+    )
+    handler.delay = 0.1  # a backlog waits in the broker when it goes
+    try:
+        running.start()
+        webhook_id, key, power = _webhook(running, handler)
+        brokers = running.pids("broker")
+        workers = running.pids("worker")
+        sender = Sender(running.url, webhook_id, key)
+        thread = threading.Thread(target=sender.run, daemon=True)
+        thread.start()
+        try:
+            fresh = lambda: bool(running.pids("broker")) and not running.pids("broker") & brokers  # noqa: E731
+            poll(fresh, 90, "the broker was not started afresh")
+            recycled_at = time.monotonic()
+            poll(lambda: sender.accepted_since(recycled_at) >= 20, 60, "no trigger was accepted afterwards")
+            handled = len(handler.calls)
+            poll(lambda: len(handler.calls) > handled, 90, "deliveries were not handled afterwards")
+        finally:
+            sender.done.set()
+            thread.join(timeout=60)
+        handler.delay = 0.0
+        _assert_every_accepted_delivery_ended(running, power, webhook_id, sender, "broker started afresh")
+        logs = running.logs()
+        asked = [entry for entry in logs if entry.get("msg") == "starting the embedded broker afresh"]
+        assert len(asked) == 1 and "holds" in asked[0]["reason"], asked
+        assert workers and not workers & running.pids("worker")
+    finally:
+        running.kill()

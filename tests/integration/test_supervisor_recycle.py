@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 
 import pytest
 
@@ -93,3 +94,48 @@ def test_a_worker_that_crashes_restarts_alone(supervisor: Supervisor) -> None:
     tend_until(supervisor, lambda: crashing.process.pid != first and crashing.process.poll() is None)
     assert running(supervisor, "broker") == broker
     assert other in running(supervisor, "worker")
+
+
+def test_workers_started_after_a_broker_know_when_it_started(supervisor: Supervisor) -> None:
+    """What was queued before the broker's start is gone with the old one: the workers started after it get
+    the moment (SVC_BROKER_STARTED_AT), so their reconcilers publish it again without the queued grace."""
+    env: dict[str, str] = {}
+    supervisor.worker_env = env
+    broker = supervisor.start("broker", "broker", sleeper())
+    supervisor.start("worker-1", "worker", sleeper())
+    before = datetime.now(UTC)
+    broker.process.kill()
+    tend_until(supervisor, lambda: "SVC_BROKER_STARTED_AT" in env)
+    assert datetime.fromisoformat(env["SVC_BROKER_STARTED_AT"]) >= before
+
+
+def test_a_broker_renewed_on_purpose_outlives_its_workers(supervisor: Supervisor) -> None:
+    """The workers stop first (a worker of the old broker must not commit its offsets into the new one), the
+    broker is killed only once they are all down, then both start again without a crash's backoff."""
+    broker = supervisor.start("broker", "broker", sleeper())
+    stubborn = supervisor.start("worker-1", "worker", sleeper(ignore_term=True))
+    willing = supervisor.start("worker-2", "worker", sleeper())
+    old_broker, old_workers = broker.process, {stubborn.process.pid, willing.process.pid}
+    ingress = supervisor.start("ingress-1", "ingress", sleeper()).process.pid
+    supervisor.renew_broker()
+
+    def step() -> None:
+        for child in supervisor.children:
+            supervisor._tend(child)
+        supervisor._renew_step()
+
+    deadline = time.monotonic() + GUARD_SECONDS
+    while willing.process.poll() is None or not willing.held:
+        assert time.monotonic() < deadline, "the willing worker did not stop"
+        step()
+        time.sleep(0.02)
+    assert stubborn.process.poll() is None
+    assert old_broker.poll() is None, "the broker went before every worker had stopped"
+    while not (len(running(supervisor, "worker")) == 2 and running(supervisor, "broker")):
+        assert time.monotonic() < deadline, "the supervisor did not get there"
+        step()
+        time.sleep(0.02)
+    assert old_broker.poll() is not None and not running(supervisor, "worker") & old_workers
+    assert running(supervisor, "ingress") == {ingress}
+    assert all(child.attempt == 0 for child in supervisor.children)
+    assert not supervisor.renewing
