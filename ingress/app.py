@@ -70,7 +70,7 @@ def create_app(settings: Settings) -> FastAPI:
         sessions = make_sessions(engine)
         publisher = Publisher(settings)
         await publisher.start()
-        committer = GroupCommitter(sessions, name="ingress-commit")
+        committer = GroupCommitter(sessions, name="ingress-commit", threads=settings.resolved_db_committers)
         committer.start()
         catalog = catalog_for(settings)
         counts = SharedCounts(SharedCounterStore(sessions), flush_seconds=settings.rate_limit_flush_ms / 1000)

@@ -103,6 +103,10 @@ class Settings(BaseSettings):
     s3_read_timeout_seconds: float = Field(30.0, gt=0, le=3600)
     s3_max_attempts: int = Field(3, ge=1, le=10)
 
+    # Group-commit threads per process on PostgreSQL (sinks/db/group_commit.py): with two, a batch waiting
+    # for its COMMIT holds up no other. Always 1 on SQLite, which has one writer at a time anyway.
+    db_committers: int = Field(1, ge=1, le=16)
+
     topic_prefix: str = "svc."
     topic_partitions: int = Field(4, ge=1, le=1024)
     # The webhook delivery topic carries the highest rates: more partitions keep each one short, and the
@@ -304,6 +308,12 @@ class Settings(BaseSettings):
         if self.object_store and self.object_store.startswith("s3://"):
             return self.object_store.rstrip("/")
         return str(Path(self.object_store or self.data_dir / "objects").expanduser().resolve())
+
+    @property
+    def resolved_db_committers(self) -> int:
+        if self.resolved_database_url.startswith("sqlite"):
+            return 1
+        return self.db_committers
 
     @property
     def embedded_broker(self) -> bool:

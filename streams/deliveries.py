@@ -43,6 +43,8 @@ from streams.delivery_spans import attempt_spans
 from streams.runtime import HandlerRuntime, survive_outage
 
 log = logging.getLogger(__name__)
+# A reconcile round takes at most LOST_PAGES pages of LOST_PAGE queued deliveries nobody took.
+LOST_PAGE, LOST_PAGES = 500, 20
 LOST_WORKER = "The worker running this attempt stopped before it finished"
 
 
@@ -197,12 +199,18 @@ class DeliveryRuntime(HandlerRuntime):
         await self.ready.wait()
         settings = self.settings
         moment = now()
-        lost = await self.committer.run(
-            lambda session: delivery_sweeps.take_lost(session, moment, settings.queued_grace_at(moment), 500)
-        )
-        if lost:
-            log.warning("re-dispatching queued deliveries nobody took", extra={"count": len(lost)})
-            await self.dispatch(lost)
+        queued_grace = settings.queued_grace_at(moment)
+        # Page on while pages come back full: after a fresh embedded broker everything queued before it is
+        # due at once (thousands at high rates), and 500 a round would leave most of it for later rounds.
+        for _page in range(LOST_PAGES):
+            lost = await self.committer.run(
+                lambda session: delivery_sweeps.take_lost(session, moment, queued_grace, LOST_PAGE)
+            )
+            if lost:
+                log.warning("re-dispatching queued deliveries nobody took", extra={"count": len(lost)})
+                await self.dispatch(lost)
+            if len(lost) < LOST_PAGE:
+                break
         grace = timedelta(seconds=settings.processing_grace_seconds)
         # Time spent waiting for the database does not count: an attempt that waited out an outage to look
         # up its handler or record its outcome is late, not lost, and failing it would run it twice.

@@ -80,7 +80,13 @@ class WorkerRuntime(mode.Service):
         self.sessions = make_sessions(self.engine)
         self.backoff = Backoff()
         self.outages = OutageClock(margin=self.backoff.longest + 1.0, horizon=OUTAGE_HORIZON_SECONDS)
-        self.committer = GroupCommitter(self.sessions, name=name, retry=self.backoff, outages=self.outages)
+        self.committer = GroupCommitter(
+            self.sessions,
+            name=name,
+            retry=self.backoff,
+            outages=self.outages,
+            threads=settings.resolved_db_committers,
+        )
         self.publisher = Publisher.shared(settings)
         self.running: set[asyncio.Task[None]] = set()
         self.ready = asyncio.Event()

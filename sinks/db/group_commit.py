@@ -112,6 +112,7 @@ class GroupCommitter:
         retry: Backoff | None = None,
         fail_fast_seconds: float = 1.0,
         outages: OutageClock | None = None,
+        threads: int = 1,
     ) -> None:
         self._sessions = sessions
         bind = sessions.kw.get("bind")
@@ -123,21 +124,29 @@ class GroupCommitter:
         self._outages = outages
         self._down_until = 0.0  # monotonic time before which batches fail untried (without retry)
         self._queue: queue.Queue[object] = queue.Queue()
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        # More than one thread where the database takes concurrent writers (PostgreSQL): a batch waiting for
+        # its COMMIT no longer holds up the next one. Each thread gathers and commits its own batches.
+        self._threads = [
+            threading.Thread(target=self._run, name=name if n == 0 else f"{name}-{n + 1}", daemon=True)
+            for n in range(max(1, threads))
+        ]
         self._stopping = threading.Event()
         self._started = False
 
     def start(self) -> None:
         if not self._started:
             self._started = True
-            self._thread.start()
+            for thread in self._threads:
+                thread.start()
 
     def stop(self) -> None:
         """Finish everything already submitted, then stop; a batch waiting for the database fails."""
         if self._started:
             self._stopping.set()
-            self._queue.put(_STOP)
-            self._thread.join()
+            for _thread in self._threads:
+                self._queue.put(_STOP)
+            for thread in self._threads:
+                thread.join()
             self._started = False
 
     async def run(self, work: Callable[[Session], T]) -> T:
