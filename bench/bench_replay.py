@@ -503,6 +503,11 @@ def timeline(outcome: Outcome) -> list[str]:
     return lines
 
 
+def share_cell(before: float, after: float, seconds: float) -> str:
+    """A process's share of a core over a span, or n/a when it was restarted meanwhile (its CPU is lost)."""
+    return f"{(after - before) / seconds:>9.0%}" if after >= before > 0 else f"{'n/a':>9}"
+
+
 def cpu_lines(outcome: Outcome, recorded: int) -> list[str]:
     """Each process's share of a core alone, while the /replay calls ran and during the paced hand-over,
     and the ingress's CPU per recorded replay above its rate alone: the replay's cost, which the load
@@ -517,8 +522,9 @@ def cpu_lines(outcome: Outcome, recorded: int) -> list[str]:
         seconds = ended - began
         if seconds < 1:
             continue
-        shares = "  ".join(f"{(after[name] - before[name]) / seconds:>9.0%}" for name in names)
+        shares = "  ".join(share_cell(before[name], after[name], seconds) for name in names)
         lines.append(f"  {label:<21} {shares}   ({seconds:.0f} s)")
+    lines.append("  (n/a: the process was restarted in that span, the embedded broker's renewal say)")
     (a0, alone0), (a1, alone1) = outcome.cpu[0], outcome.cpu[1]
     (c0, call0), (c1, call1) = outcome.cpu[1], outcome.cpu[2]
     if "ingress" in names and recorded:

@@ -483,6 +483,9 @@ class Step:
     server_histogram: str = ""
     latency_by_offset: list[tuple[float, float]] = field(default_factory=list)  # (s into window, ms)
     lag_by_offset: list[tuple[float, float]] = field(default_factory=list)
+    # Processes that were gone at the step's end (svc up restarted them, the embedded broker's renewal
+    # say): their CPU over the step cannot be read, so the step's CPU figures are not valid.
+    restarted: list[str] = field(default_factory=list)
 
     @property
     def accepted_count(self) -> int:
@@ -742,6 +745,7 @@ def run_svc_step(
     wait_delivered(handler, base, wanted, deadline)
     cpu_after = {name: process_cpu(pid) for name, pid in processes.items()}
     arrivals = handler.arrivals(base)
+    restarted = sorted(name for name, pid in processes.items() if not Path(f"/proc/{pid}").exists())
 
     lags: list[float] = []
     window_start = step.window_end_wall - step.seconds
@@ -770,6 +774,7 @@ def run_svc_step(
     }
     step.cpu_share = {name: (cpu_run[name] - cpu_before[name]) / ran for name in processes}
     step.server_histogram = histogram_summary(histogram_before, histogram_after)
+    step.restarted = restarted
     return step
 
 
@@ -1173,6 +1178,9 @@ def measure_svc(run: Run, rates: list[float], args: argparse.Namespace, tmp: Pat
                         stack, handler, processes, generator, trigger_path, api_key, rate, args
                     )
                     run.svc.append(step)
+                    if step.restarted:
+                        progress(f"  restarted during the step: {', '.join(step.restarted)}; CPU not valid")
+                        processes = stack_processes(stack, handler_pid, postgres_url)
                     progress(
                         f"  svc {rate:,.0f}/s: achieved {step.achieved:,.0f}/s, "
                         f"p50/p95/p99 {step.latency} ms, lag p50/p95/p99 {step.lag} ms, "
@@ -1296,6 +1304,9 @@ def report(run: Run, args: argparse.Namespace) -> None:
         bare_ms = run.bare_cpu_ms.get(bare.rate, 0)
         cells = " ".join(f"{name} {value:.2f}" for name, value in sorted(svc.cpu_ms_per_delivery.items()))
         ratio = f"{stack / bare_ms:.2f}x" if bare_ms else "-"
+        if svc.restarted:
+            print(f"{svc.rate:>7,.0f} | not valid: {', '.join(svc.restarted)} restarted during the step")
+            continue
         print(
             f"{svc.rate:>7,.0f} | {svc.handled:,} deliveries: {cells} | stack {stack:.2f} ms, "
             f"bare {bare_ms:.2f} ms, ratio {ratio}"
