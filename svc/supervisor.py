@@ -129,9 +129,15 @@ class Supervisor:
         the new broker's consumer group, where they would make the new workers skip what was produced
         meanwhile. The ingress keeps answering throughout; what it queues meanwhile is published again
         (``Settings.queued_grace_at``)."""
-        if not self.renewing:
-            self.renewing = True
-            self.recycle("worker", hold=True)
+        if self.renewing:
+            return
+        self.renewing = True
+        for child in self.of_role("worker"):
+            if child.restart_at is not None:
+                child.held = True  # waiting to start again (after a crash): it waits for the new broker
+            elif child.recycle_kill_at is not None:
+                child.hold_when_stopped = True  # already stopping: it waits too once it has
+        self.recycle("worker", hold=True)
 
     def _renew_step(self) -> None:
         if not self.renewing or not all(child.held for child in self.of_role("worker")):

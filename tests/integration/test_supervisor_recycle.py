@@ -139,3 +139,26 @@ def test_a_broker_renewed_on_purpose_outlives_its_workers(supervisor: Supervisor
     assert running(supervisor, "ingress") == {ingress}
     assert all(child.attempt == 0 for child in supervisor.children)
     assert not supervisor.renewing
+
+
+def test_a_worker_waiting_to_restart_waits_for_the_renewed_broker(supervisor: Supervisor) -> None:
+    """A worker in its crash backoff when a renewal begins must not start on the old broker, nor keep the
+    renewal waiting for it: it starts once the new broker is up."""
+    supervisor.policy = RestartPolicy(first_seconds=5.0)  # its backoff outlasts the renewal below
+    broker = supervisor.start("broker", "broker", sleeper())
+    crashed = supervisor.start("worker-1", "worker", sleeper())
+    old_broker, first = broker.process, crashed.process.pid
+    crashed.process.kill()
+    crashed.process.wait()
+    supervisor._tend(crashed)
+    assert crashed.restart_at is not None  # in its backoff
+    supervisor.renew_broker()
+    deadline = time.monotonic() + GUARD_SECONDS
+    while not (running(supervisor, "broker") - {old_broker.pid} and running(supervisor, "worker")):
+        assert time.monotonic() < deadline, "the renewal did not finish"
+        for child in supervisor.children:
+            supervisor._tend(child)
+        supervisor._renew_step()
+        time.sleep(0.02)
+    assert old_broker.poll() is not None
+    assert crashed.process.pid != first and not supervisor.renewing
