@@ -137,7 +137,11 @@ class BrokerWatch:
 
     def _run(self) -> None:
         while not self._stopped.wait(self.check_seconds):
-            reason = self.check()
+            try:
+                reason = self.check()
+            except Exception:  # a dead thread would never check again
+                log.exception("embedded broker check failed")
+                continue
             if reason is not None:
                 with self._lock:
                     # Not when the supervisor took a reason while this check ran: that broker is gone.
