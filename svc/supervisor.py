@@ -111,15 +111,14 @@ class Supervisor:
         log.info("stopping", extra={"signal": self.stop.signal_name})
         return 0
 
-    def recycle(self, role: str, *, hold: bool = False) -> None:
+    def recycle(self, role: str) -> None:
         """Stop every running child of ``role`` gracefully so that it starts again at once (no backoff), or,
-        with ``hold``, once released."""
+        marked ``hold_when_stopped``, once released."""
         deadline = time.monotonic() + self.recycle_grace_seconds
         for child in self.of_role(role):
             if child.restart_at is None and child.recycle_kill_at is None and child.process.poll() is None:
                 child.process.send_signal(signal.SIGTERM)
                 child.recycle_kill_at = deadline
-                child.hold_when_stopped = hold
                 log.warning("restarting a child", extra={"child": child.name, "pid": child.process.pid})
 
     def renew_broker(self) -> None:
@@ -135,9 +134,9 @@ class Supervisor:
         for child in self.of_role("worker"):
             if child.restart_at is not None:
                 child.held = True  # waiting to start again (after a crash): it waits for the new broker
-            elif child.recycle_kill_at is not None:
-                child.hold_when_stopped = True  # already stopping: it waits too once it has
-        self.recycle("worker", hold=True)
+            else:
+                child.hold_when_stopped = True  # running or already stopping: it waits once it has stopped
+        self.recycle("worker")
 
     def _renew_step(self) -> None:
         if not self.renewing or not all(child.held for child in self.of_role("worker")):

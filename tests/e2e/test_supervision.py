@@ -398,8 +398,11 @@ def test_a_broker_grown_long_is_started_afresh_and_nothing_accepted_is_lost(
         thread = threading.Thread(target=sender.run, daemon=True)
         thread.start()
         try:
-            fresh = lambda: bool(running.pids("broker")) and not running.pids("broker") & brokers  # noqa: E731
-            poll(fresh, 90, "the broker was not started afresh")
+            poll(
+                lambda: bool(running.pids("broker")) and not running.pids("broker") & brokers,
+                90,
+                "no new broker",
+            )
             recycled_at = time.monotonic()
             poll(lambda: sender.accepted_since(recycled_at) >= 20, 60, "no trigger was accepted afterwards")
             handled = len(handler.calls)
