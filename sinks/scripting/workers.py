@@ -80,11 +80,6 @@ class TaskFailed(Exception):
 
 _SOURCE_ROOT = str(Path(__file__).resolve().parents[2])
 _BOOT = (
-    # The priority first: the worker's own start-up (its imports) already yields to the service. At 19 the
-    # worker is in Linux's idle class: it runs only on CPU nothing else wants, and any service thread that
-    # wakes preempts it at once (a niceness alone still costs the service its wake-up latency).
-    "import os; n = int(os.environ.get('SVC_SANDBOX_NICENESS') or 0); os.nice(n); "
-    "n == 19 and hasattr(os, 'SCHED_IDLE') and os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0)); "
     f"import sys; sys.path.insert(0, {_SOURCE_ROOT!r}); "
     "from sinks.scripting.child import worker_main; worker_main()"
 )

