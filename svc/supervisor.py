@@ -146,6 +146,8 @@ class Supervisor:
             child.process.kill()
             child.process.wait()
             child.recycle_kill_at, child.restart_at = None, time.monotonic()
+            # Started again at once, not at the next poll: the ingress's produce requests wait for it.
+            self._tend(child)
 
     def _tend(self, child: Child) -> None:
         moment = time.monotonic()

@@ -144,6 +144,9 @@ class _Run:
                 )
             else:
                 ready.append(Replay(request.execution_id, outcome))
+            # A re-run on the event loop (an inline filter and transform) awaits nothing that suspends:
+            # live triggers that arrived meanwhile go first, so none waits behind a whole step of re-runs.
+            await asyncio.sleep(0)
         for part in chunked(ready, lambda r: len(r.delivery.payload), STEP, RECORD_MAX_BYTES):
             if not await self._record(part):
                 return

@@ -162,3 +162,21 @@ def test_a_worker_waiting_to_restart_waits_for_the_renewed_broker(supervisor: Su
         time.sleep(0.02)
     assert old_broker.poll() is not None
     assert crashed.process.pid != first and not supervisor.renewing
+
+
+def test_a_renewed_broker_is_started_again_in_the_same_step(supervisor: Supervisor) -> None:
+    """The ingress's produce requests wait while the broker is gone: the new one starts in the step that
+    killed the old one, not a supervisor poll later."""
+    broker = supervisor.start("broker", "broker", sleeper())
+    worker = supervisor.start("worker-1", "worker", sleeper())
+    old_broker = broker.process
+    supervisor.renew_broker()
+    deadline = time.monotonic() + GUARD_SECONDS
+    while not worker.held:
+        assert time.monotonic() < deadline, "the worker did not stop"
+        supervisor._tend(worker)
+        time.sleep(0.02)
+    assert old_broker.poll() is None
+    supervisor._renew_step()
+    assert old_broker.poll() is not None
+    assert broker.process is not old_broker and broker.process.poll() is None and broker.restart_at is None
