@@ -19,7 +19,8 @@ same open-loop rate (``--rate``) for the same window (``--seconds``, after a ``-
    and committing as Faust does (every ``broker_commit_every`` records or ``broker_commit_interval``); CPU
    per record. Faust's own machinery (its consumer thread, streams and acks) is left out.
 5. broker: the embedded broker, started as svc/broker.py starts it, with the delivery topic created by
-   sinks/kafka.py's ``ensure_topics`` (its configured partitions); CPU per record over the produce window.
+   sinks/kafka.py's ``ensure_topics`` (the service's partitions, or ``--partitions``); CPU per record over
+   the produce window.
 
 The processes that drive a part read their own CPU at the window's edges; the others (servers, broker,
 consumer) are read by a sampler over the window the driver timed. All from /proc, in 10 ms ticks. The floor
@@ -28,7 +29,7 @@ with these libraries, before any database write, transform or bookkeeping. Figur
 asserted.
 
     .venv/bin/python bench/bench_delivery_floor.py               # about a minute and a half
-    .venv/bin/python bench/bench_delivery_floor.py --rate 500 --seconds 30
+    .venv/bin/python bench/bench_delivery_floor.py --rate 500 --seconds 30 --partitions 4
 
 Internal roles (started by the benchmark itself): ``call``, ``produce`` and ``consume``.
 """
@@ -150,10 +151,14 @@ def run_on_uvloop(work: Coroutine[Any, Any, dict[str, Any]], out: str) -> None:
     Path(out).write_text(json.dumps(asyncio.run(work)))
 
 
-def floor_settings(bootstrap: str, data_dir: Path) -> Settings:
+def floor_settings(bootstrap: str, data_dir: Path, partitions: int | None = None) -> Settings:
+    """The service's settings on their defaults (``main`` drops inherited SVC_* variables)."""
     from schemas.settings import Settings
 
-    return Settings(kafka_bootstrap=bootstrap, data_dir=data_dir)
+    settings = Settings(kafka_bootstrap=bootstrap, data_dir=data_dir)
+    if partitions is None:
+        return settings
+    return settings.model_copy(update={"delivery_topic_partitions": partitions})
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -438,9 +443,7 @@ def driver(role: str, options: list[str], tmp: Path) -> tuple[subprocess.Popen[b
 
     out = tmp / f"{role}.json"
     command = [sys.executable, __file__, role, *options, "--out", str(out)]
-    # Inherited SVC_* variables would change the settings the parts are measured with.
-    env = {key: value for key, value in os.environ.items() if not key.startswith("SVC_")}
-    return spawn(command, log_path=tmp / f"{role}.log", env=env), out
+    return spawn(command, log_path=tmp / f"{role}.log"), out
 
 
 def log_tail(path: Path, lines: int = 20) -> str:
@@ -535,7 +538,7 @@ def measure_kafka(args: argparse.Namespace, tmp: Path) -> list[Part]:
 
     port = free_port()
     bootstrap = f"127.0.0.1:{port}"
-    settings = floor_settings(bootstrap, tmp / "data")
+    settings = floor_settings(bootstrap, tmp / "data", args.partitions)
     processes = {"broker": broker.start_tansu(port, tmp / "broker.log")}
     try:
         broker.wait_reachable(bootstrap, 30, processes["broker"])
@@ -647,6 +650,12 @@ def _arguments() -> argparse.Namespace:
         default=None,
         help="Kafka record value size (default: an encoded DeliveryTask as it is, some 300 bytes)",
     )
+    parser.add_argument(
+        "--partitions",
+        type=int,
+        default=None,
+        help="partitions of the delivery topic (default: the service's default for it)",
+    )
     roles = parser.add_subparsers(dest="role")
     call = roles.add_parser("call", help="(internal) the handler call")
     call.add_argument("--url", required=True)
@@ -679,11 +688,16 @@ def main() -> int:
     args = _arguments()
     # This process and its children import the checkout they run from.
     sys.path.insert(0, str(REPO))
+    # Inherited SVC_* variables would change the settings the parts are measured with, here and in children.
+    for key in [key for key in os.environ if key.startswith("SVC_")]:
+        del os.environ[key]
     if args.role in ROLES:
         run_on_uvloop(ROLES[args.role](args), args.out)
         return 0
-    if args.rate <= 0 or args.seconds <= 0 or args.warmup < 0:
-        print("--rate and --seconds need positive numbers, --warmup zero or more", file=sys.stderr)
+    if args.rate <= 0 or args.seconds <= 0 or args.warmup < 0 or (args.partitions or 1) < 1:
+        print(
+            "--rate, --seconds and --partitions need positive numbers, --warmup zero or more", file=sys.stderr
+        )
         return 2
     # Anything else running on the 2 cores skews every number; the load averages make that visible.
     load_before = os.getloadavg()[0]
