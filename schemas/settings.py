@@ -41,7 +41,6 @@ BROKER_PROFILES: dict[BrokerProfile, dict[str, int | float]] = {
         "kafka_fetch_quiet_wait_ms": 500,
         "kafka_fetch_quiet_after_seconds": 10.0,
         "kafka_batch_pace_ms": 5,
-        "kafka_retry_backoff_ms": 20,
     },
     BrokerProfile.KAFKA: {
         "kafka_fetch_max_wait_ms": 500,
@@ -51,7 +50,6 @@ BROKER_PROFILES: dict[BrokerProfile, dict[str, int | float]] = {
         "kafka_fetch_quiet_wait_ms": 500,
         "kafka_fetch_quiet_after_seconds": 0.0,
         "kafka_batch_pace_ms": 5,
-        "kafka_retry_backoff_ms": 100,
     },
 }
 
@@ -85,10 +83,6 @@ class Settings(BaseSettings):
     # Sends to the webhook delivery and result topics are at least this far apart (sinks/kafka.BatchPacer):
     # a stream leaves in few, full batches; a lone record goes at once. 0 sends every record at once.
     kafka_batch_pace_ms: int = Field(5, ge=0, le=1000)
-    # A produce request that failed (its broker went away) is sent again after this long. The embedded broker
-    # is started afresh in milliseconds (svc/broker_watch.py), so its profile retries quickly: a trigger
-    # waiting for its record's acknowledgement waits tens of milliseconds through a renewal, not hundreds.
-    kafka_retry_backoff_ms: int = Field(20, ge=1, le=10_000)
     warehouse: str | None = None
     secret_key: str = DEV_SECRET_KEY
     # Unset: <data dir>/objects. A directory, or s3://bucket/prefix (credentials from the AWS chain).

@@ -138,7 +138,6 @@ class Publisher:
                 linger_ms=0,
                 partitioner=StickyPartitioner(),
                 request_timeout_ms=int(self._timeout * 1000),
-                retry_backoff_ms=self._settings.kafka_retry_backoff_ms,
             )
             await producer.start()
             self._producer = producer
