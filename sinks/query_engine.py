@@ -145,11 +145,15 @@ class TableSource:
     metadata: str
     files: tuple[str, ...] | None = None
     snapshot_id: int | None = None
+    # The files share one schema (``Snapshot.uniform``): read by the first file's columns, by name. Unifying
+    # them by name instead costs a selective query its pruning (TPC-H q14: 56 ms against 17 ms).
+    uniform: bool = False
 
     def sql(self) -> str:
         if self.files:
             listed = ", ".join(sql_literal(path) for path in self.files)
-            return f"read_parquet([{listed}], union_by_name = true, hive_partitioning = false)"
+            by_name = "false" if self.uniform else "true"
+            return f"read_parquet([{listed}], union_by_name = {by_name}, hive_partitioning = false)"
         if self.snapshot_id is not None:
             return f"iceberg_scan({sql_literal(self.metadata)}, snapshot_from_id = {int(self.snapshot_id)})"
         return f"iceberg_scan({sql_literal(self.metadata)})"

@@ -34,7 +34,7 @@ def sources_for(reads: TableReads, company_id: str, plan: QueryPlan) -> tuple[di
             as_planned = as_planned and same_file and read_id == view.read_snapshot_id
         files = None if snapshot.data_files is None else tuple(map(readable_path, snapshot.data_files))
         location = readable_path(snapshot.metadata_location)
-        found[source_key(view)] = TableSource(location, files, view.snapshot_id)
+        found[source_key(view)] = TableSource(location, files, view.snapshot_id, snapshot.uniform)
     return found, as_planned
 
 

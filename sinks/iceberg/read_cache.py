@@ -68,6 +68,10 @@ class Snapshot:
 
     metadata_location: str
     data_files: tuple[str, ...] | None
+    # Every data file holds every column with the one type the table ever had (it has a single schema):
+    # a reader may take the first file's schema for all of them instead of unifying them by name, which
+    # lets DuckDB skip row groups and files a filter excludes.
+    uniform: bool = False
 
 
 def _snapshot(handle: Any, snapshot_id: int | None = None) -> Snapshot:
@@ -84,7 +88,10 @@ def _snapshot(handle: Any, snapshot_id: int | None = None) -> Snapshot:
     written = set().union(*(task.file.value_counts or {} for task in tasks)) if tasks else set()
     if any(field.field_id not in written for field in schema.fields):
         return Snapshot(location, None)
-    return Snapshot(location, tuple(str(task.file.file_path) for task in tasks))
+    uniform = len(handle.metadata.schemas) == 1 and all(
+        all(field.field_id in (task.file.value_counts or {}) for field in schema.fields) for task in tasks
+    )
+    return Snapshot(location, tuple(str(task.file.file_path) for task in tasks), uniform)
 
 
 class TableReads:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -163,7 +164,26 @@ def test_data_files_and_the_iceberg_reader_agree(world: dict[str, Any], tmp_path
     direct = run_query(engines.cursor("c_one"), plan_of(sql), {"sales": by_files}).table
     through_iceberg = run_query(engines.cursor("c_one"), plan_of(sql), metadata(world)).table
     assert direct.to_pylist() == through_iceberg.to_pylist()
+    # One schema ever: the files are read by the first one's columns, and answer the same.
+    assert snapshot.uniform and "union_by_name = false" in replace(by_files, uniform=True).sql()
+    uniform = replace(by_files, uniform=True)
+    assert run_query(engines.cursor("c_one"), plan_of(sql), {"sales": uniform}).table.to_pylist() == (
+        through_iceberg.to_pylist()
+    )
     with table.update_schema() as update:
         update.add_column("late", StringType())
     table.refresh()
     assert _snapshot(table).data_files is None  # a column no file has: only Iceberg's reader fills it
+    table.append(
+        pa.table(
+            {
+                "id": pa.array([99], pa.int64()),
+                "region": ["late"],
+                "day": [date(2024, 3, 1)],
+                "late": ["yes"],
+            }
+        )
+    )
+    widened = _snapshot(table)
+    # Every column is in some file again, but the files differ: they are unified by name.
+    assert widened.data_files is not None and not widened.uniform
