@@ -30,9 +30,13 @@ def sessions() -> Iterator[sessionmaker[Session]]:
     engine.dispose()
 
 
-def _mark(name: str, gate: threading.Event | None = None) -> Callable[[Session], str]:
+def _mark(
+    name: str, gate: threading.Event | None = None, entered: threading.Event | None = None
+) -> Callable[[Session], str]:
     def work(session: Session) -> str:
         session.execute(text("INSERT INTO marks (name) VALUES (:name)"), {"name": name})
+        if entered is not None:
+            entered.set()
         if gate is not None:
             assert gate.wait(GUARD_SECONDS), "the gate never opened"
         return name
@@ -48,11 +52,12 @@ def _marks(sessions: sessionmaker[Session]) -> set[str]:
 def test_a_batch_held_in_its_transaction_does_not_hold_up_the_next(sessions: sessionmaker[Session]) -> None:
     committer = GroupCommitter(sessions, threads=2)
     committer.start()
-    gate = threading.Event()
+    gate, entered = threading.Event(), threading.Event()
 
     async def main() -> tuple[str, str, set[str]]:
-        held = asyncio.ensure_future(committer.run(_mark("held", gate)))
-        await asyncio.sleep(0.05)  # the first thread has taken it
+        held = asyncio.ensure_future(committer.run(_mark("held", gate, entered)))
+        # The first thread runs it: only now can the next caller not join its batch.
+        assert await asyncio.to_thread(entered.wait, GUARD_SECONDS), "the held batch never started"
         passed = await asyncio.wait_for(committer.run(_mark("passed")), GUARD_SECONDS)
         committed_meanwhile = _marks(sessions)
         gate.set()
