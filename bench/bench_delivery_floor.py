@@ -60,6 +60,7 @@ from bench_webhook_load import (
     body_for,
     choose_client,
     helper_server,
+    on_schedule,
     probe_generators,
     summarise,
 )
@@ -101,7 +102,6 @@ async def paced(
     latencies = [0.0] * total
     marks: list[float] = []
     ended = loop.create_future()
-    running: set[asyncio.Task[None]] = set()
 
     def mark(last: bool) -> None:
         marks.append(cpu_seconds(os.getpid()))
@@ -117,19 +117,7 @@ async def paced(
 
     loop.call_at(start + warmup, mark, False)
     loop.call_at(start + warmup + seconds, mark, True)
-    index = 0
-    while index < total:
-        now = loop.time()
-        if start + index * interval > now:
-            await asyncio.sleep(start + index * interval - now)
-            now = loop.time()
-        while index < total and start + index * interval <= now:
-            task = asyncio.create_task(one(index, start + index * interval))
-            running.add(task)
-            task.add_done_callback(running.discard)
-            index += 1
-    if running:
-        await asyncio.wait(set(running))
+    await on_schedule(one, total, start, interval)
     await ended  # the last sends may be answered before the window's end
     first = round(warmup * rate)
     window = percentiles(latencies[first:])

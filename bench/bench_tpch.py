@@ -251,6 +251,10 @@ def service_run(
     return trivial
 
 
+def _geomean(ratios: list[float]) -> float:
+    return math.exp(statistics.fmean(math.log(r) for r in ratios))
+
+
 def report(args: argparse.Namespace, timings: list[Timing], trivial: Percentiles | None) -> None:
     header = (
         f"{'query':<7}{'rows':>8}{'service ms':>13}{'duckdb ms':>12}{'ratio':>9}"
@@ -274,7 +278,7 @@ def report(args: argparse.Namespace, timings: list[Timing], trivial: Percentiles
     ratios = [t.ratio for t in timings if t.ratio is not None]
     if ratios:
         service_total = sum(t.service_median or 0.0 for t in timings)
-        geomean = math.exp(statistics.fmean(math.log(r) for r in ratios))
+        geomean = _geomean(ratios)
         verdict = "met" if geomean <= TARGET_GEOMEAN_RATIO else "MISSED"
         print(f"{'total':<7}{'':>8}{service_total:>13,.1f}{baseline_total:>12,.1f}")
         print(
@@ -283,7 +287,7 @@ def report(args: argparse.Namespace, timings: list[Timing], trivial: Percentiles
         )
         same = [t.files_ratio for t in timings if t.files_ratio is not None]
         if same:
-            same_geomean = math.exp(statistics.fmean(math.log(r) for r in same))
+            same_geomean = _geomean(same)
             same_verdict = "met" if same_geomean <= TARGET_GEOMEAN_RATIO else "MISSED"
             print(
                 f"geometric mean of the ratios to DuckDB on the service's own data files: {same_geomean:.2f} "

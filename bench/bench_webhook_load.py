@@ -29,7 +29,7 @@ import time
 import traceback
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, MutableMapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -302,13 +302,36 @@ class RawClient:
 CLIENTS: dict[str, type[HttpxClient] | type[RawClient]] = {"httpx": HttpxClient, "raw": RawClient}
 
 
+async def on_schedule(
+    one: Callable[[int, float], Coroutine[Any, Any, None]], total: int, start: float, interval: float
+) -> None:
+    """``one(index, scheduled)`` for each of ``total`` sends, each in a task of its own at ``start + index *
+    interval`` (loop time) whatever the earlier ones do; returns once every one has ended. Everything due is
+    started at once, so a late wake-up never lowers the offered rate."""
+    loop = asyncio.get_running_loop()
+    running: set[asyncio.Task[None]] = set()
+    index = 0
+    while index < total:
+        now = loop.time()
+        due = start + index * interval
+        if due > now:
+            await asyncio.sleep(due - now)
+            now = loop.time()
+        while index < total and start + index * interval <= now:
+            task = asyncio.create_task(one(index, start + index * interval))
+            running.add(task)
+            task.add_done_callback(running.discard)
+            index += 1
+    if running:
+        await asyncio.wait(set(running))
+
+
 async def _open_loop(client: Client, rate: float, warmup: float, seconds: float) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
     total = round((warmup + seconds) * rate)
     interval = 1.0 / rate
     samples: list[list[Any]] = [[] for _ in range(total)]
     loop_delays: list[float] = [0.0] * total
-    running: set[asyncio.Task[None]] = set()
     start = loop.time() + 0.2
     start_wall = time.time() + (start - loop.time())
 
@@ -326,21 +349,7 @@ async def _open_loop(client: Client, rate: float, warmup: float, seconds: float)
         samples[index] = [scheduled - start, done, outcome, execution_id, start_wall + done]
 
     cpu_before = time.process_time()
-    index = 0
-    while index < total:
-        now = loop.time()
-        due = start + index * interval
-        if due > now:
-            await asyncio.sleep(due - now)
-            now = loop.time()
-        # Everything due is started at once, so a late wake-up never lowers the offered rate.
-        while index < total and start + index * interval <= now:
-            task = asyncio.create_task(one(index, start + index * interval))
-            running.add(task)
-            task.add_done_callback(running.discard)
-            index += 1
-    if running:
-        await asyncio.wait(set(running))
+    await on_schedule(one, total, start, interval)
     wall = loop.time() - start
     delays = sorted(loop_delays)
     return {

@@ -85,12 +85,11 @@ def _snapshot(handle: Any, snapshot_id: int | None = None) -> Snapshot:
     if any(task.delete_files for task in tasks):
         return Snapshot(location, None)
     # A column added after every file was written is in no file: only Iceberg's reader fills it in.
-    written = set().union(*(task.file.value_counts or {} for task in tasks)) if tasks else set()
-    if any(field.field_id not in written for field in schema.fields):
+    per_file = [set(task.file.value_counts or {}) for task in tasks]
+    needed = {field.field_id for field in schema.fields}
+    if not needed <= set().union(*per_file):
         return Snapshot(location, None)
-    uniform = len(handle.metadata.schemas) == 1 and all(
-        all(field.field_id in (task.file.value_counts or {}) for field in schema.fields) for task in tasks
-    )
+    uniform = len(handle.metadata.schemas) == 1 and all(needed <= ids for ids in per_file)
     return Snapshot(location, tuple(str(task.file.file_path) for task in tasks), uniform)
 
 
