@@ -122,7 +122,13 @@ async def proc_fetch_request_noting_records(self: Any, assignment: Any, node_id:
         # The records are buffered and the consumer woken; only the node's next fetch waits.
         pause = wait.spacing_seconds(time.monotonic() - began)
         if pause > 0:
-            await asyncio.sleep(pause)
+            try:
+                await asyncio.sleep(pause)
+            except asyncio.CancelledError:
+                # The fetcher closes (the worker stops) or the partitions moved: aiokafka cancels its fetch
+                # tasks and awaits them, expecting them to end quietly as its own method does. Raised, the
+                # cancellation would abort the consumer's stop and the worker would hang until killed.
+                return got_records
     else:
         wait.nothing_arrived()
     return got_records

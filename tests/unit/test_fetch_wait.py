@@ -155,6 +155,35 @@ def test_a_fetch_reports_the_bytes_of_the_partitions_it_buffered() -> None:
         fetch_wait._proc_fetch_request = original
 
 
+def test_a_fetch_held_for_spacing_ends_quietly_when_cancelled() -> None:
+    """aiokafka's ``Fetcher.close`` cancels its pending fetch tasks and awaits them: a task held for the
+    loaded spacing must end as aiokafka's own method does on a cancel (no CancelledError), or the consumer's
+    stop fails and the worker hangs until it is killed."""
+    wait = FetchWait(idle_ms=20, busy_ms=2, busy_seconds=2.0, loaded_ms=10_000)
+    fetcher: Any = Fetcher.__new__(Fetcher)
+    fetcher.svc_fetch_wait = wait
+    fetcher._records = {}
+
+    async def fetch(self: Any, assignment: Any, node_id: Any, request: Any) -> bool:
+        self._records[TopicPartition("a", 0)] = _buffered(10 * LOADED_BYTES)
+        return True
+
+    async def close_while_held() -> Any:
+        task = asyncio.ensure_future(fetch_wait.proc_fetch_request_noting_records(fetcher, None, 0, None))
+        while not fetcher._records:
+            await asyncio.sleep(0)
+        await asyncio.sleep(0.01)  # now in the spacing hold (10 s)
+        task.cancel()
+        return await task  # as Fetcher.close does
+
+    original = fetch_wait._proc_fetch_request
+    fetch_wait._proc_fetch_request = fetch
+    try:
+        assert asyncio.run(asyncio.wait_for(close_while_held(), 5)) is True
+    finally:
+        fetch_wait._proc_fetch_request = original
+
+
 def test_the_bytes_are_read_from_aiokafka_s_own_buffered_results() -> None:
     """Pins the aiokafka internals the count reads (a fetch result's partition records and their size)."""
     builder = DefaultRecordBatchBuilder(2, 0, 0, -1, -1, -1, 1 << 20)
