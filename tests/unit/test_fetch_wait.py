@@ -4,6 +4,7 @@ once the topics go quiet."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -195,8 +196,8 @@ def test_the_bytes_are_read_from_aiokafka_s_own_buffered_results() -> None:
     fetcher: Any = SimpleNamespace(
         _records={tp: FetchResult(tp, assignment=None, partition_records=partition_records, backoff=0)}
     )
-    assert fetch_wait._buffered_bytes(fetcher, set()) == records.size_in_bytes() > LOADED_BYTES
-    assert fetch_wait._buffered_bytes(fetcher, {tp}) == 0
+    assert fetch_wait._buffered(fetcher, set())[1] == records.size_in_bytes() > LOADED_BYTES
+    assert fetch_wait._buffered(fetcher, {tp}) == (False, 0)
 
 
 def test_records_of_interactive_topics_are_not_counted() -> None:
@@ -218,8 +219,49 @@ def test_records_of_interactive_topics_are_not_counted() -> None:
         }
     )
     interactive = frozenset({"svc.analytics.jobs"})
-    assert fetch_wait._buffered_bytes(fetcher, {deliveries}, interactive) == 0
-    assert fetch_wait._buffered_bytes(fetcher, set(), interactive) == records.size_in_bytes() > LOADED_BYTES
+    assert fetch_wait._buffered(fetcher, {deliveries}, interactive) == (True, 0)
+    assert fetch_wait._buffered(fetcher, set(), interactive) == (False, records.size_in_bytes())
+
+
+def test_a_query_s_record_keeps_the_wait_from_turning_quiet_but_does_not_make_it_busy() -> None:
+    """The busy wait's 2 ms polls would run beside the query on DuckDB's cores; the quiet wait would make the
+    next query of a dashboard wait up to half a second."""
+    clock = Clock()
+    wait = FetchWait(
+        idle_ms=20, busy_ms=2, busy_seconds=2.0, quiet_ms=500, quiet_after_seconds=10.0, clock=clock
+    )
+    clock.now += 9.0
+    wait.interactive_arrived()
+    assert wait.current_ms() == 20
+    clock.now += 9.0
+    assert wait.current_ms() == 20  # 9 s after the query: not quiet yet
+    clock.now += 1.0
+    assert wait.current_ms() == 500
+    wait.records_arrived()  # a stream's records still make it busy
+    wait.interactive_arrived()
+    assert wait.current_ms() == 2
+
+
+def test_a_fetch_of_query_records_only_leaves_the_wait_idle() -> None:
+    wait = FetchWait(idle_ms=20, busy_ms=2, busy_seconds=2.0, loaded_ms=10, clock=Clock())
+    fetcher: Any = Fetcher.__new__(Fetcher)
+    fetcher.svc_fetch_wait = replace(wait, interactive=frozenset({"jobs"}))
+    fetcher._records = {}
+    fetched = [{TopicPartition("jobs", 0): _buffered(600)}, {TopicPartition("deliveries", 0): _buffered(600)}]
+
+    async def fetch(self: Any, assignment: Any, node_id: Any, request: Any) -> bool:
+        self._records.update(fetched.pop(0))
+        return True
+
+    original = fetch_wait._proc_fetch_request
+    fetch_wait._proc_fetch_request = fetch
+    try:
+        asyncio.run(fetch_wait.proc_fetch_request_noting_records(fetcher, None, 0, None))
+        assert fetcher.svc_fetch_wait.current_ms() == 20
+        asyncio.run(fetch_wait.proc_fetch_request_noting_records(fetcher, None, 0, None))
+        assert fetcher.svc_fetch_wait.current_ms() == 10  # loaded: 600 bytes of deliveries
+    finally:
+        fetch_wait._proc_fetch_request = original
 
 
 def test_a_long_silence_makes_fetches_wait_the_quiet_wait_until_records_arrive() -> None:
