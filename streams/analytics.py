@@ -56,6 +56,7 @@ from sinks.query_engine import (
 from sinks.query_runs import execute, succeeded
 from sinks.result_orphans import sweep_orphan_results
 from streams.app import raw_topic
+from streams.fetch_wait import FetchWait
 from streams.runtime import WorkerRuntime, survive_outage
 
 log = logging.getLogger(__name__)
@@ -125,6 +126,8 @@ class AnalyticsRuntime(WorkerRuntime):
         )
         self.pool = ThreadPoolExecutor(settings.query_concurrency, thread_name_prefix="query")
         self.orphans_after: str | None = None  # the result key the next orphan sweep goes on after
+        # The consumer's fetch wait, told when a query runs (its polls would compete with DuckDB's threads).
+        self.fetch_wait: FetchWait | None = None
 
     async def on_stop(self) -> None:
         await super().on_stop()
@@ -184,6 +187,8 @@ class AnalyticsRuntime(WorkerRuntime):
         key = result_key(job.company_id, job.id)
         claimed = _Gate()
         work = loop.run_in_executor(self.pool, self._execute, cursor, job.company_id, plan, key, claimed)
+        if self.fetch_wait is not None:
+            self.fetch_wait.work_started()
         try:
             if await _claimed(claim) is None:
                 claimed.settle(False)
@@ -215,6 +220,8 @@ class AnalyticsRuntime(WorkerRuntime):
         finally:
             claimed.settle(False)  # a no-op once settled; frees the thread if the claim wait itself failed
             cursor.close()
+            if self.fetch_wait is not None:
+                self.fetch_wait.work_ended()
         if stopped is not None and written is not None:
             # Finished as it was stopped: the result is nobody's.
             await loop.run_in_executor(self.pool, delete_result, self.store, key)
@@ -349,6 +356,7 @@ class AnalyticsRuntime(WorkerRuntime):
 
 def register(app: faust.App, settings: Settings) -> None:
     runtime = AnalyticsRuntime(settings)
+    runtime.fetch_wait = getattr(app, "svc_fetch_wait", None)
     app.service(runtime)  # type: ignore[arg-type] # an instance is accepted: Faust starts it with the app
 
     @app.agent(raw_topic(app, settings, ANALYTICS_JOBS), name="run_query_jobs")

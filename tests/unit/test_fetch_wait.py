@@ -223,26 +223,31 @@ def test_records_of_interactive_topics_are_not_counted() -> None:
     assert fetch_wait._buffered(fetcher, set(), interactive) == (False, records.size_in_bytes())
 
 
-def test_a_query_s_record_keeps_the_wait_from_turning_quiet_but_does_not_make_it_busy() -> None:
-    """The busy wait's 2 ms polls would run beside the query on DuckDB's cores; the quiet wait would make the
-    next query of a dashboard wait up to half a second."""
+def test_a_query_makes_the_wait_busy_only_while_no_query_runs() -> None:
+    """The busy wait's 2 ms polls would run beside a query on DuckDB's cores; after the query the caller may
+    send its next one, which the busy wait then sees at once. The quiet wait never comes while queries do."""
     clock = Clock()
     wait = FetchWait(
         idle_ms=20, busy_ms=2, busy_seconds=2.0, quiet_ms=500, quiet_after_seconds=10.0, clock=clock
     )
-    clock.now += 9.0
     wait.interactive_arrived()
+    assert wait.current_ms() == 2  # between the record and the query's start
+    wait.work_started()
     assert wait.current_ms() == 20
     clock.now += 9.0
-    assert wait.current_ms() == 20  # 9 s after the query: not quiet yet
-    clock.now += 1.0
+    assert wait.current_ms() == 20  # 9 s after the record: idle, not quiet yet
+    wait.work_ended()
+    assert wait.current_ms() == 2
+    clock.now += 2.0
+    assert wait.current_ms() == 20
+    clock.now += 8.0
     assert wait.current_ms() == 500
-    wait.records_arrived()  # a stream's records still make it busy
-    wait.interactive_arrived()
+    wait.records_arrived()  # a stream's records make it busy even while a query runs
+    wait.work_started()
     assert wait.current_ms() == 2
 
 
-def test_a_fetch_of_query_records_only_leaves_the_wait_idle() -> None:
+def test_a_fetch_of_query_records_only_never_makes_the_wait_loaded() -> None:
     wait = FetchWait(idle_ms=20, busy_ms=2, busy_seconds=2.0, loaded_ms=10, clock=Clock())
     fetcher: Any = Fetcher.__new__(Fetcher)
     fetcher.svc_fetch_wait = replace(wait, interactive=frozenset({"jobs"}))
@@ -257,6 +262,8 @@ def test_a_fetch_of_query_records_only_leaves_the_wait_idle() -> None:
     fetch_wait._proc_fetch_request = fetch
     try:
         asyncio.run(fetch_wait.proc_fetch_request_noting_records(fetcher, None, 0, None))
+        assert fetcher.svc_fetch_wait.current_ms() == 2  # busy, not loaded: 600 bytes of a query's record
+        fetcher.svc_fetch_wait.work_started()
         assert fetcher.svc_fetch_wait.current_ms() == 20
         asyncio.run(fetch_wait.proc_fetch_request_noting_records(fetcher, None, 0, None))
         assert fetcher.svc_fetch_wait.current_ms() == 10  # loaded: 600 bytes of deliveries
