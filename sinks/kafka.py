@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from aiokafka import AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import KafkaError, TopicAlreadyExistsError
+from aiokafka.errors import KafkaError, TopicAlreadyExistsError, UnknownError, UnknownTopicOrPartitionError
 from aiokafka.partitioner import DefaultPartitioner
 from aiokafka.structs import RecordMetadata
 
@@ -26,6 +26,13 @@ STICKY_SLOT_NS = 10_000_000
 # The stream that runs at thousands of records a second and that the worker reads: its sends are paced
 # (BatchPacer). Webhook results are keyed over several partitions, so pacing them saves few batches.
 PACED_TOPICS = (WEBHOOK_DELIVERIES,)
+# A broker started afresh (the embedded broker's renewal) listens some milliseconds before its topics exist,
+# and answers a produce meanwhile with one of these, which aiokafka does not retry. Nothing was appended, so
+# the send is tried again, this long apart, for at most half a second (creating the topics takes less than
+# 50 ms) and within its time limit; an error that lasts longer is the broker's answer.
+_NOT_YET_ERRORS = (UnknownError, UnknownTopicOrPartitionError)
+_NOT_YET_RETRY_SECONDS = 0.02
+_NOT_YET_TRIES = 25
 
 
 class StickyPartitioner:
@@ -181,20 +188,38 @@ class Publisher:
         if pacer is not None:
             await pacer.wait_turn()
         try:
-            metadata: RecordMetadata = await asyncio.wait_for(
-                self._producer.send_and_wait(
-                    topic,
-                    value,
-                    key=key.encode() if key else None,
-                    headers=list(headers) if headers else None,
-                ),
-                timeout=limit_seconds,
-            )
+            return await asyncio.wait_for(self._send_until_known(topic, value, key, headers), limit_seconds)
         except (KafkaError, TimeoutError) as exc:
             raise BrokerUnavailable(
                 f"the message queue did not acknowledge the record: {type(exc).__name__}"
             ) from exc
-        return metadata
+
+    async def _send_until_known(
+        self, topic: str, value: bytes, key: str | None, headers: Sequence[tuple[str, bytes]] | None
+    ) -> RecordMetadata:
+        """One send, tried again while the broker does not know the topic yet (``_NOT_YET_ERRORS``); the
+        caller's time limit bounds the whole."""
+        tries = 0
+        while True:
+            producer = self._producer
+            if producer is None:
+                raise BrokerUnavailable("the producer is stopped")
+            try:
+                metadata: RecordMetadata = await producer.send_and_wait(
+                    topic,
+                    value,
+                    key=key.encode() if key else None,
+                    headers=list(headers) if headers else None,
+                )
+                return metadata
+            except _NOT_YET_ERRORS as exc:
+                tries += 1
+                if tries >= _NOT_YET_TRIES:
+                    raise
+                log.info(
+                    "topic not known to the broker yet; sending again", extra={"error": type(exc).__name__}
+                )
+                await asyncio.sleep(_NOT_YET_RETRY_SECONDS)
 
 
 async def ensure_topics(settings: Settings, names: Iterable[str] = ALL_TOPICS) -> list[str]:
