@@ -21,7 +21,10 @@ ones wait ``loaded_ms``; they stay there while each brings records and fall back
 brings none. The broker answers a fetch at once when records are already there, so under a stream the wait
 alone does not space fetches (some 125 a second at a thousand deliveries a second): a loaded fetch also
 holds the next one until ``loaded_ms`` after it began (some 47 a second). A record that arrives meanwhile
-waits at most ``loaded_ms`` more to be seen.
+waits at most ``loaded_ms`` more to be seen. The records the held fetch brought are handed to the consumer
+before the hold: aiokafka wakes a waiting consumer only when the fetch task ends, and until 2026-11-27 they
+waited out the hold too (at 1,000 deliveries a second, lag from the 202 to the handler p50 73 ms and p99
+302 ms before, 36-43 ms and 75-102 ms after).
 
 Records of the ``interactive`` topics never make a fetch loaded: a query job is one record that a caller
 waits on, and a dashboard sending one query after another counted as a heavy stream, so each query's record
@@ -147,9 +150,12 @@ async def proc_fetch_request_noting_records(self: Any, assignment: Any, node_id:
         wait.interactive_arrived()
     elif got_records:
         wait.records_arrived(size)
-        # The records are buffered and the consumer woken; only the node's next fetch waits.
+        # The records are buffered; only the node's next fetch waits. aiokafka wakes a consumer waiting for
+        # records when this task ends, so it is woken here, before the hold, as aiokafka would.
         pause = wait.spacing_seconds(time.monotonic() - began)
         if pause > 0:
+            for waiter in list(self._fetch_waiters):
+                self._notify(waiter)
             try:
                 await asyncio.sleep(pause)
             except asyncio.CancelledError:

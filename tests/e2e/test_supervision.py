@@ -416,5 +416,8 @@ def test_a_broker_grown_long_is_started_afresh_and_nothing_accepted_is_lost(
         asked = [entry for entry in logs if entry.get("msg") == "starting the embedded broker afresh"]
         assert len(asked) == 1 and "holds" in asked[0]["reason"], asked
         assert workers and not workers & running.pids("worker")
+        # The workers stopped on their own under the stream, not killed at the end of the grace.
+        killed = [entry for entry in logs if entry.get("msg") == "child did not stop in time; killing it"]
+        assert not killed, killed
     finally:
         running.kill()

@@ -135,6 +135,7 @@ def test_a_fetch_reports_the_bytes_of_the_partitions_it_buffered() -> None:
     fetcher: Any = Fetcher.__new__(Fetcher)
     fetcher.svc_fetch_wait = wait
     fetcher._records = {TopicPartition("old", 0): _buffered(10 * LOADED_BYTES)}
+    fetcher._fetch_waiters = set()
     fetched: list[dict[Any, Any]] = [
         {TopicPartition("a", 0): _buffered(600), TopicPartition("b", 0): _buffered(600)},
         {},
@@ -156,24 +157,29 @@ def test_a_fetch_reports_the_bytes_of_the_partitions_it_buffered() -> None:
         fetch_wait._proc_fetch_request = original
 
 
-def test_a_fetch_held_for_spacing_ends_quietly_when_cancelled() -> None:
-    """aiokafka's ``Fetcher.close`` cancels its pending fetch tasks and awaits them: a task held for the
-    loaded spacing must end as aiokafka's own method does on a cancel (no CancelledError), or the consumer's
-    stop fails and the worker hangs until it is killed."""
+def test_a_fetch_held_for_spacing_wakes_the_consumer_and_ends_quietly_when_cancelled() -> None:
+    """aiokafka wakes a consumer waiting for records when the fetch task ends, so the records a held fetch
+    brought would wait out the hold: the consumer is woken before it. And ``Fetcher.close`` cancels its
+    pending fetch tasks and awaits them: a held task must end as aiokafka's own method does on a cancel (no
+    CancelledError), or the consumer's stop fails and the worker hangs until it is killed."""
     wait = FetchWait(idle_ms=20, busy_ms=2, busy_seconds=2.0, loaded_ms=10_000)
     fetcher: Any = Fetcher.__new__(Fetcher)
     fetcher.svc_fetch_wait = wait
     fetcher._records = {}
+    fetcher._fetch_waiters = set()
 
     async def fetch(self: Any, assignment: Any, node_id: Any, request: Any) -> bool:
         self._records[TopicPartition("a", 0)] = _buffered(10 * LOADED_BYTES)
         return True
 
     async def close_while_held() -> Any:
+        waiting = asyncio.get_running_loop().create_future()  # a consumer waiting for records
+        fetcher._fetch_waiters.add(waiting)
         task = asyncio.ensure_future(fetch_wait.proc_fetch_request_noting_records(fetcher, None, 0, None))
         while not fetcher._records:
             await asyncio.sleep(0)
         await asyncio.sleep(0.01)  # now in the spacing hold (10 s)
+        assert waiting.done()  # woken before the hold, not when the task ends
         task.cancel()
         return await task  # as Fetcher.close does
 
@@ -252,6 +258,7 @@ def test_a_fetch_of_query_records_only_never_makes_the_wait_loaded() -> None:
     fetcher: Any = Fetcher.__new__(Fetcher)
     fetcher.svc_fetch_wait = replace(wait, interactive=frozenset({"jobs"}))
     fetcher._records = {}
+    fetcher._fetch_waiters = set()
     fetched = [{TopicPartition("jobs", 0): _buffered(600)}, {TopicPartition("deliveries", 0): _buffered(600)}]
 
     async def fetch(self: Any, assignment: Any, node_id: Any, request: Any) -> bool:
