@@ -317,11 +317,12 @@ async def on_schedule(
         if due > now:
             await asyncio.sleep(due - now)
             now = loop.time()
-        while index < total and start + index * interval <= now:
-            task = asyncio.create_task(one(index, start + index * interval))
+        while index < total and due <= now:
+            task = asyncio.create_task(one(index, due))
             running.add(task)
             task.add_done_callback(running.discard)
             index += 1
+            due = start + index * interval
     if running:
         await asyncio.wait(set(running))
 

@@ -165,8 +165,8 @@ def test_data_files_and_the_iceberg_reader_agree(world: dict[str, Any], tmp_path
     through_iceberg = run_query(engines.cursor("c_one"), plan_of(sql), metadata(world)).table
     assert direct.to_pylist() == through_iceberg.to_pylist()
     # One schema ever: the files are read by the first one's columns, and answer the same.
-    assert snapshot.uniform and "union_by_name = false" in replace(by_files, uniform=True).sql()
     uniform = replace(by_files, uniform=True)
+    assert snapshot.uniform and "union_by_name = false" in uniform.sql()
     assert run_query(engines.cursor("c_one"), plan_of(sql), {"sales": uniform}).table.to_pylist() == (
         through_iceberg.to_pylist()
     )
