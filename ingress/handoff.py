@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 
 from schemas.records import Record
-from sinks.exceptions import BrokerUnavailable
+from sinks.exceptions import BrokerAway, BrokerUnavailable
 from sinks.kafka import Publisher
 
 log = logging.getLogger(__name__)
@@ -23,6 +23,10 @@ async def hand_off(publisher: Publisher, record: Record, *, key: str) -> bool:
     """Publish ``record``; False (logged) when the broker did not acknowledge it and the reconciler will."""
     try:
         await publisher.publish_record(record, key=key)
+    except BrokerAway:
+        # `svc up` is starting the embedded broker again: the workers started on it take the work up.
+        log.info("committed work left to the reconciler: the broker is away", extra={"key": key})
+        return False
     except BrokerUnavailable as exc:
         log.warning(
             "committed work left to the reconciler: the broker did not acknowledge its record",

@@ -123,6 +123,9 @@ class Settings(BaseSettings):
     # Set by `svc up` on the workers it starts after the embedded broker started afresh: work still QUEUED
     # from before that moment was in the old broker only, so the reconcilers publish it again at once.
     broker_started_at: datetime | None = None
+    # Set by `svc up` with the embedded broker: the one-byte file that says the broker is away
+    # (sinks/broker_absence.py); the ingress leaves what it accepts meanwhile to the workers.
+    broker_absence_file: Path | None = None
     worker_id: str = "svc-worker"
     worker_concurrency: int = Field(256, ge=1, le=4096)
     reconcile_interval_seconds: float = Field(5.0, gt=0)

@@ -17,3 +17,7 @@ class Conflict(SinkError):
 
 class BrokerUnavailable(SinkError):
     pass
+
+
+class BrokerAway(BrokerUnavailable):
+    """Not tried: ``svc up`` is starting the embedded broker again (sinks/broker_absence.py)."""

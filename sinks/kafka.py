@@ -17,7 +17,8 @@ from aiokafka.structs import RecordMetadata
 from schemas.records import Record, encode
 from schemas.settings import Settings
 from schemas.topics import ALL_TOPICS, WEBHOOK_DELIVERIES
-from sinks.exceptions import BrokerUnavailable
+from sinks.broker_absence import BrokerAbsence
+from sinks.exceptions import BrokerAway, BrokerUnavailable
 
 log = logging.getLogger(__name__)
 # How long keyless records keep to one partition. Records sent together (a group commit's deliveries, a
@@ -105,11 +106,15 @@ class Publisher:
 
     _shared: ClassVar[dict[tuple[str, str], Publisher]] = {}
 
-    def __init__(self, settings: Settings, *, timeout_seconds: float = 10.0) -> None:
+    def __init__(
+        self, settings: Settings, *, timeout_seconds: float = 10.0, absence: BrokerAbsence | None = None
+    ) -> None:
         if not settings.kafka_bootstrap:
             raise ValueError("the broker address must be resolved before producing")
         self._settings = settings
         self._timeout = timeout_seconds
+        # The ingress's: a send while `svc up` starts the embedded broker again raises BrokerAway untried.
+        self.absence = absence or BrokerAbsence.never()
         self._producer: AIOKafkaProducer | None = None
         self._pacers = {
             settings.topic(name): BatchPacer(settings.kafka_batch_pace_ms / 1000) for name in PACED_TOPICS
@@ -182,6 +187,8 @@ class Publisher:
         headers: Sequence[tuple[str, bytes]] | None = None,
     ) -> RecordMetadata:
         """Produce raw bytes to a topic named in full (a handler's ``kafka://`` topic, say)."""
+        if self.absence.away():
+            raise BrokerAway("the embedded broker is being started again")
         if self._producer is None:
             raise BrokerUnavailable("the producer is not started")
         pacer = self._pacers.get(topic)

@@ -45,6 +45,8 @@ from streams.runtime import HandlerRuntime, survive_outage
 log = logging.getLogger(__name__)
 # A reconcile round takes at most LOST_PAGES pages of LOST_PAGE queued deliveries nobody took.
 LOST_PAGE, LOST_PAGES = 500, 20
+# A round of the sweep of due attempts takes pages of DUE_PAGE, at most LOST_PAGES of them.
+DUE_PAGE = 500
 LOST_WORKER = "The worker running this attempt stopped before it finished"
 
 
@@ -192,8 +194,13 @@ class DeliveryRuntime(HandlerRuntime):
 
     async def dispatch_due(self) -> None:
         await self.ready.wait()
-        due = await self.committer.run(lambda session: delivery_sweeps.take_due(session, now(), 500))
-        await self.dispatch(due)
+        # Page on while pages come back full, as the reconciler does: what the ingress accepted while the
+        # embedded broker was away waits here (sinks/broker_absence.py), thousands at high rates.
+        for _page in range(LOST_PAGES):
+            due = await self.committer.run(lambda session: delivery_sweeps.take_due(session, now(), DUE_PAGE))
+            await self.dispatch(due)
+            if len(due) < DUE_PAGE:
+                break
 
     async def reconcile(self) -> None:
         await self.ready.wait()

@@ -29,6 +29,7 @@ from types import FrameType
 from aiokafka.errors import KafkaError
 
 from schemas.settings import Settings
+from sinks.broker_absence import BrokerAbsenceNotice
 from sinks.kafka import ensure_topics
 from sinks.objectstore import BucketUnavailable, ensure_buckets
 from svc import broker, children, database, shape
@@ -81,6 +82,12 @@ class Supervisor:
         # started after it publish again at once what was queued before (Settings.queued_grace_at).
         self.worker_env: dict[str, str] | None = None
         self.renewing = False
+        # The embedded broker's absence as the ingress processes read it (sinks/broker_absence.py).
+        self.absence: BrokerAbsenceNotice | None = None
+
+    def _broker_away(self, away: bool) -> None:
+        if self.absence is not None:
+            self.absence.set_away(away)
 
     def start(
         self,
@@ -131,6 +138,7 @@ class Supervisor:
         if self.renewing:
             return
         self.renewing = True
+        self._broker_away(True)  # what the ingress would publish now is lost with the old broker
         for child in self.of_role("worker"):
             if child.restart_at is not None:
                 child.held = True  # waiting to start again (after a crash): it waits for the new broker
@@ -167,6 +175,8 @@ class Supervisor:
             if status is None:
                 return
             ran = moment - child.started
+            if child.role == "broker":
+                self._broker_away(True)
             child.attempt = self.policy.next_attempt(child.attempt, ran)
             delay = self.policy.delay(child.attempt)
             child.restart_at = moment + delay
@@ -203,6 +213,9 @@ class Supervisor:
             "child restarted", extra={"child": child.name, "pid": child.process.pid, "attempt": child.attempt}
         )
         if child.role == "broker":
+            # Present again before the new broker's start is noted: a delivery the ingress left to the
+            # workers was received before that moment, so their reconcilers hand it over at once.
+            self._broker_away(False)
             if self.worker_env is not None:
                 self.worker_env["SVC_BROKER_STARTED_AT"] = datetime.now(UTC).isoformat()
             self.renewing = False  # a crash meanwhile did what a renewal does
@@ -275,6 +288,7 @@ def run_up(settings: Settings) -> int:
     supervisor = Supervisor(stop, recycle_grace_seconds=settings.shutdown_timeout_seconds)
     try:
         if settings.embedded_broker:
+            supervisor.absence = BrokerAbsenceNotice(data_dir / "broker-absence")
             launch_broker = broker.launcher(resolved, broker_port, logs / "broker.log")
             try:
                 supervisor.start(
@@ -322,6 +336,8 @@ def _start_roles(supervisor: Supervisor, resolved: Settings, counts: shape.Proce
         SVC_PORT=str(resolved.port),
         SVC_SUPERVISOR_PID=str(os.getpid()),
     )
+    if supervisor.absence is not None:
+        env["SVC_BROKER_ABSENCE_FILE"] = str(supervisor.absence.path)
     supervisor.worker_env = env
     command = [sys.executable, "-m", "svc"]
     for index in range(1, counts.workers + 1):

@@ -10,9 +10,11 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
+from sinks.broker_absence import BrokerAbsence, BrokerAbsenceNotice
 from svc.restarts import RestartPolicy
 from svc.supervisor import Supervisor, _Stop
 
@@ -180,3 +182,50 @@ def test_a_renewed_broker_is_started_again_in_the_same_step(supervisor: Supervis
     supervisor._renew_step()
     assert old_broker.poll() is not None
     assert broker.process is not old_broker and broker.process.poll() is None and broker.restart_at is None
+
+
+def test_the_ingress_sees_the_broker_away_from_a_renewal_until_the_new_one_is_up(
+    supervisor: Supervisor, tmp_path: Path
+) -> None:
+    """Away from the moment the workers are asked to stop (what the ingress publishes then is lost with the
+    old broker) until the new broker has started, and present again before that start is noted for the
+    workers: a delivery left to them was received before it, so their first reconcile hands it over."""
+    supervisor.absence = BrokerAbsenceNotice(tmp_path / "absence")
+    reader = BrokerAbsence.open(supervisor.absence.path)
+    env: dict[str, str] = {}
+    supervisor.worker_env = env
+    seen_at_launch: list[bool] = []
+    launch = sleeper()
+
+    def observed_launch() -> subprocess.Popen[bytes]:
+        seen_at_launch.append(reader.away())
+        return launch()
+
+    broker = supervisor.start("broker", "broker", observed_launch)
+    worker = supervisor.start("worker-1", "worker", sleeper())
+    assert not reader.away() and seen_at_launch == [False]
+    supervisor.renew_broker()
+    assert reader.away()
+    deadline = time.monotonic() + GUARD_SECONDS
+    while not worker.held:
+        assert time.monotonic() < deadline, "the worker did not stop"
+        supervisor._tend(worker)
+        assert reader.away()
+        time.sleep(0.02)
+    supervisor._renew_step()
+    assert broker.process.poll() is None and seen_at_launch == [False, True]
+    assert not reader.away() and "SVC_BROKER_STARTED_AT" in env
+
+
+def test_a_crashed_broker_is_away_until_it_is_started_again(supervisor: Supervisor, tmp_path: Path) -> None:
+    supervisor.policy = RestartPolicy(first_seconds=0.3)  # a backoff to look inside
+    supervisor.absence = BrokerAbsenceNotice(tmp_path / "absence")
+    reader = BrokerAbsence.open(supervisor.absence.path)
+    broker = supervisor.start("broker", "broker", sleeper())
+    first = broker.process
+    first.kill()
+    first.wait()
+    supervisor._tend(broker)
+    assert broker.restart_at is not None and reader.away()
+    tend_until(supervisor, lambda: broker.process is not first and broker.restart_at is None)
+    assert not reader.away()

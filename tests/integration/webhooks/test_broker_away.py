@@ -1,0 +1,162 @@
+"""While ``svc up`` starts the embedded broker again (sinks/broker_absence.py), the trigger and the replay
+record what they accept without trying the broker, answer as usual, and the workers' sweep of due attempts
+hands it to the new broker. A real broker (stopped and started again on its port) and database; the
+absence is the file ``svc up`` writes."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from aiokafka import AIOKafkaConsumer
+from sqlalchemy import select
+
+from schemas.admin import CreatedCompany
+from schemas.records import DeliveryTask, decode_from_topic
+from schemas.settings import Settings
+from schemas.topics import WEBHOOK_DELIVERIES
+from sinks.broker_absence import BrokerAbsenceNotice
+from sinks.db.models import WebhookExecution
+from sinks.kafka import ensure_topics
+from streams.deliveries import DeliveryRuntime
+from svc import broker
+from tests.fixtures.stack import Db, Ingress, make_settings, migrated
+from tests.integration.webhooks.test_trigger_db_failure import fire, make_webhook
+
+pytestmark = pytest.mark.integration
+GUARD_SECONDS = 20.0  # a liveness guard only
+
+
+@dataclass
+class Renewal:
+    ingress: Ingress
+    db: Db
+    company: CreatedCompany
+    notice: BrokerAbsenceNotice
+    settings: Settings
+    port: int
+    log: Path
+    process: subprocess.Popen[bytes]
+
+    def stop_broker(self) -> None:
+        self.notice.set_away(True)
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+    def start_broker(self) -> None:
+        self.process = broker.start_tansu(self.port, self.log)
+        broker.wait_reachable(f"127.0.0.1:{self.port}", 30, self.process)
+        asyncio.run(ensure_topics(self.settings))
+        self.notice.set_away(False)
+
+
+@pytest.fixture
+def renewal(tmp_path: Path) -> Iterator[Renewal]:
+    port = broker.free_port()
+    log = tmp_path / "broker.log"
+    process = broker.start_tansu(port, log)
+    notice = BrokerAbsenceNotice(tmp_path / "absence")
+    bootstrap = f"127.0.0.1:{port}"
+    try:
+        broker.wait_reachable(bootstrap, 30, process)
+        settings = make_settings(
+            tmp_path / "data", kafka_bootstrap=bootstrap, broker_absence_file=notice.path
+        )
+        asyncio.run(ensure_topics(settings))
+        with migrated(settings) as db:
+            company = db.create_company()
+            ingress = Ingress(settings)
+            ingress.start()
+            found = Renewal(ingress, db, company, notice, settings, port, log, process)
+            try:
+                yield found
+            finally:
+                ingress.stop()
+                found.process.kill()
+                found.process.wait(timeout=10)
+    finally:
+        notice.close()
+        process.kill()
+        process.wait(timeout=10)
+
+
+def entry_of(db: Db, execution_id: str) -> WebhookExecution:
+    with db.sessions() as session:
+        entry = session.scalars(
+            select(WebhookExecution).where(WebhookExecution.execution_id == execution_id)
+        ).one()
+        session.expunge(entry)
+        return entry
+
+
+async def sweep_once(settings: Settings) -> None:
+    """One round of the workers' sweep of due attempts, on the broker that is there now."""
+    runtime = DeliveryRuntime(settings)
+    runtime.committer.start()
+    await runtime.publisher.start()
+    runtime.ready.set()
+    try:
+        await runtime.dispatch_due()
+    finally:
+        await runtime.publisher.stop()
+        runtime.committer.stop()
+        runtime.engine.dispose()
+
+
+async def delivered_entries(settings: Settings, wanted: set[str]) -> set[str]:
+    consumer = AIOKafkaConsumer(
+        settings.topic(WEBHOOK_DELIVERIES),
+        bootstrap_servers=settings.kafka_bootstrap,
+        group_id=f"{settings.worker_id}-probe",
+        auto_offset_reset="earliest",
+    )
+    await consumer.start()
+    seen: set[str] = set()
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + GUARD_SECONDS
+        while not wanted <= seen and loop.time() < deadline:
+            for records in (await consumer.getmany(timeout_ms=500)).values():
+                for record in records:
+                    task = decode_from_topic(WEBHOOK_DELIVERIES, record.value)
+                    assert isinstance(task, DeliveryTask)
+                    seen.add(task.entry_id)
+    finally:
+        await consumer.stop()
+    return seen
+
+
+def test_what_is_accepted_while_the_broker_is_away_reaches_the_new_one(renewal: Renewal) -> None:
+    client, db = renewal.ingress.client, renewal.db
+    webhook_id, key = make_webhook(client, renewal.company.poweruser_key)
+    before = fire(client, webhook_id, key)
+    assert before.status_code == 202, before.text
+    assert entry_of(db, before.json()["executionId"]).dispatched_at is not None
+
+    renewal.stop_broker()
+    # Without the absence each of these would wait out the producer's timeout and fail.
+    during = fire(client, webhook_id, key)
+    assert during.status_code == 202, during.text
+    assert during.json()["success"] is True
+    replayed = client.post(
+        "/svc_poweruser/custom-webhooks/replay",
+        headers={"Authorization": renewal.company.poweruser_key},
+        json={"webhookId": webhook_id, "executionIds": [before.json()["executionId"]]},
+    )
+    assert replayed.status_code == 200, replayed.text
+    assert replayed.json()["replayed"] == 1
+    away = [during.json()["executionId"], replayed.json()["executions"][0]["executionId"]]
+    entries = [entry_of(db, execution_id) for execution_id in away]
+    assert all(entry.status == "QUEUED" and entry.dispatched_at is None for entry in entries)
+
+    renewal.start_broker()
+    asyncio.run(sweep_once(renewal.settings))
+    assert all(entry_of(db, execution_id).dispatched_at is not None for execution_id in away)
+    after = fire(client, webhook_id, key)  # the ingress's producer finds the new broker by itself
+    assert after.status_code == 202, after.text
+    wanted = {entry.id for entry in entries} | {entry_of(db, after.json()["executionId"]).id}
+    assert asyncio.run(delivered_entries(renewal.settings, wanted)) >= wanted
