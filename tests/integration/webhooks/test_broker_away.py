@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from schemas.admin import CreatedCompany
 from schemas.records import DeliveryTask, decode_from_topic
 from schemas.settings import Settings
 from schemas.topics import WEBHOOK_DELIVERIES
-from sinks.broker_absence import BrokerAbsenceNotice
+from sinks.broker_absence import BrokerAbsence, BrokerAbsenceNotice
 from sinks.db.models import WebhookExecution
 from sinks.kafka import ensure_topics
 from streams.deliveries import DeliveryRuntime
@@ -95,12 +96,20 @@ def entry_of(db: Db, execution_id: str) -> WebhookExecution:
 
 async def sweep_once(settings: Settings) -> None:
     """One round of the workers' sweep of due attempts, on the broker that is there now."""
+    await _round(settings, lambda runtime: runtime.dispatch_due())
+
+
+async def reconcile_once(settings: Settings) -> None:
+    await _round(settings, lambda runtime: runtime.reconcile())
+
+
+async def _round(settings: Settings, step: Callable[[DeliveryRuntime], Awaitable[None]]) -> None:
     runtime = DeliveryRuntime(settings)
     runtime.committer.start()
     await runtime.publisher.start()
     runtime.ready.set()
     try:
-        await runtime.dispatch_due()
+        await step(runtime)
     finally:
         await runtime.publisher.stop()
         runtime.committer.stop()
@@ -160,3 +169,33 @@ def test_what_is_accepted_while_the_broker_is_away_reaches_the_new_one(renewal: 
     assert after.status_code == 202, after.text
     wanted = {entry.id for entry in entries} | {entry_of(db, after.json()["executionId"]).id}
     assert asyncio.run(delivered_entries(renewal.settings, wanted)) >= wanted
+
+
+class AwayFromTheSecondLook(BrokerAbsence):
+    """The broker goes away between the trigger's look before writing the entry and the produce."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+        self.looks = 0
+
+    def away(self) -> bool:
+        self.looks += 1
+        return self.looks > 1
+
+
+def test_a_broker_gone_after_the_entry_was_written_leaves_it_to_the_reconciler(renewal: Renewal) -> None:
+    client, db = renewal.ingress.client, renewal.db
+    webhook_id, key = make_webhook(client, renewal.company.poweruser_key)
+    services = renewal.ingress.app.state.services
+    services.publisher.absence = AwayFromTheSecondLook()
+    answer = fire(client, webhook_id, key)
+    assert answer.status_code == 202, answer.text
+    entry = entry_of(db, answer.json()["executionId"])
+    # Written as handed over: what was handed to a broker before the new one started is sent again at once
+    # by the first reconcile of the workers started on it (Settings.queued_grace_at).
+    assert entry.status == "QUEUED" and entry.dispatched_at is not None
+    started = datetime.now(UTC)
+    asyncio.run(reconcile_once(renewal.settings.model_copy(update={"broker_started_at": started})))
+    again = entry_of(db, answer.json()["executionId"]).dispatched_at
+    assert again is not None and again.replace(tzinfo=again.tzinfo or UTC) >= started
+    assert asyncio.run(delivered_entries(renewal.settings, {entry.id})) >= {entry.id}
