@@ -31,11 +31,17 @@ async def readyz(svc: Svc) -> JSONResponse:
         except SQLAlchemyError:
             return False
 
-    bootstrap = svc.settings.kafka_bootstrap or ""
-    db_ok, broker_ok = await asyncio.gather(database(), broker_reachable(bootstrap))
-    checks = {"database": "ok" if db_ok else "unreachable", "broker": "ok" if broker_ok else "unreachable"}
-    ready = db_ok and broker_ok
-    errors = [f"{name} unreachable" for name, state in checks.items() if state != "ok"]
+    async def broker() -> str:
+        # While `svc up` starts its embedded broker again the ingress still accepts work: it is committed and
+        # the workers started on the new broker hand it over (sinks/broker_absence.py).
+        if svc.publisher.absence.away():
+            return "restarting"
+        return "ok" if await broker_reachable(svc.settings.kafka_bootstrap or "") else "unreachable"
+
+    db_ok, broker_state = await asyncio.gather(database(), broker())
+    checks = {"database": "ok" if db_ok else "unreachable", "broker": broker_state}
+    ready = db_ok and broker_state != "unreachable"
+    errors = [f"{name} unreachable" for name, state in checks.items() if state == "unreachable"]
     # A load balancer or a client told "not ready" waits as long as for any other 503 of an outage.
     headers = None if ready else {"Retry-After": str(DATABASE_RETRY_AFTER_SECONDS)}
     return JSONResponse(

@@ -147,6 +147,14 @@ def test_what_is_accepted_while_the_broker_is_away_reaches_the_new_one(renewal: 
     assert entry_of(db, before.json()["executionId"]).dispatched_at is not None
 
     renewal.stop_broker()
+    # Still ready: what it accepts meanwhile is committed and handed over by the new workers.
+    ready = client.get("/readyz")
+    assert ready.status_code == 200, ready.text
+    assert ready.json()["checks"] == {"database": "ok", "broker": "restarting"}
+    renewal.notice.set_away(False)  # the same broker gone without svc up restarting it
+    gone = client.get("/readyz")
+    assert gone.status_code == 503 and gone.json()["checks"]["broker"] == "unreachable"
+    renewal.notice.set_away(True)
     # Without the absence each of these would wait out the producer's timeout and fail.
     during = fire(client, webhook_id, key)
     assert during.status_code == 202, during.text
