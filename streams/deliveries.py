@@ -19,11 +19,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
 import faust
+from sqlalchemy.orm import Session
 
 from core import leases, tracing
 from core.tracing import TraceContext
@@ -43,10 +45,9 @@ from streams.delivery_spans import attempt_spans
 from streams.runtime import HandlerRuntime, survive_outage
 
 log = logging.getLogger(__name__)
-# A reconcile round takes at most LOST_PAGES pages of LOST_PAGE queued deliveries nobody took.
+# A round of the sweep of due attempts, or of the reconciler's look for queued deliveries nobody took, hands
+# over at most LOST_PAGES pages of LOST_PAGE.
 LOST_PAGE, LOST_PAGES = 500, 20
-# A round of the sweep of due attempts takes pages of DUE_PAGE, at most LOST_PAGES of them.
-DUE_PAGE = 500
 LOST_WORKER = "The worker running this attempt stopped before it finished"
 
 
@@ -192,32 +193,32 @@ class DeliveryRuntime(HandlerRuntime):
         headers = None if span is None else [(tracing.HEADER, span.traceparent.encode())]
         await self.publisher.publish_record(result, key=task.execution_id, headers=headers)
 
+    async def dispatch_pages(
+        self, take: Callable[[Session], list[DeliveryTask]], *, lost: bool = False
+    ) -> None:
+        """Hand over what ``take`` marks dispatched, page after page while pages come back full: after a fresh
+        embedded broker everything queued before it is due at once, and what the ingress accepted while the
+        broker was away (sinks/broker_absence.py) waits for the sweep, thousands at high rates."""
+        for _page in range(LOST_PAGES):
+            tasks = await self.committer.run(take)
+            if tasks and lost:
+                log.warning("re-dispatching queued deliveries nobody took", extra={"count": len(tasks)})
+            await self.dispatch(tasks)
+            if len(tasks) < LOST_PAGE:
+                break
+
     async def dispatch_due(self) -> None:
         await self.ready.wait()
-        # Page on while pages come back full, as the reconciler does: what the ingress accepted while the
-        # embedded broker was away waits here (sinks/broker_absence.py), thousands at high rates.
-        for _page in range(LOST_PAGES):
-            due = await self.committer.run(lambda session: delivery_sweeps.take_due(session, now(), DUE_PAGE))
-            await self.dispatch(due)
-            if len(due) < DUE_PAGE:
-                break
+        await self.dispatch_pages(lambda session: delivery_sweeps.take_due(session, now(), LOST_PAGE))
 
     async def reconcile(self) -> None:
         await self.ready.wait()
         settings = self.settings
         moment = now()
         queued_grace = settings.queued_grace_at(moment)
-        # Page on while pages come back full: after a fresh embedded broker everything queued before it is
-        # due at once (thousands at high rates), and 500 a round would leave most of it for later rounds.
-        for _page in range(LOST_PAGES):
-            lost = await self.committer.run(
-                lambda session: delivery_sweeps.take_lost(session, moment, queued_grace, LOST_PAGE)
-            )
-            if lost:
-                log.warning("re-dispatching queued deliveries nobody took", extra={"count": len(lost)})
-                await self.dispatch(lost)
-            if len(lost) < LOST_PAGE:
-                break
+        await self.dispatch_pages(
+            lambda session: delivery_sweeps.take_lost(session, moment, queued_grace, LOST_PAGE), lost=True
+        )
         grace = timedelta(seconds=settings.processing_grace_seconds)
         # Time spent waiting for the database does not count: an attempt that waited out an outage to look
         # up its handler or record its outcome is late, not lost, and failing it would run it twice.

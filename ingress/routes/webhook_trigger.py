@@ -243,14 +243,14 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
         failed = _answer(500, ExecuteWebhookResponse(success=False, message=message, errors=[message], **ids))
         return traced(svc, failed, delivery, trace, caller_span, started_ns, transform_ns)
 
-    try:
-        if not away:
+    if not away:
+        try:
             await svc.publisher.publish_record(task, headers=[(tracing.HEADER, trace.traceparent.encode())])
-    except BrokerAway:
-        pass  # away since the entry was written: it predates the new broker, whose reconcilers send it
-    except Exception as exc:
-        commit = trigger_dedup.releasing(svc.committer.run, claim, task.execution_id)
-        return await trigger_failures.not_queued(commit, task, exc)
+        except BrokerAway:
+            pass  # away since the entry was written: it predates the new broker, whose reconcilers send it
+        except Exception as exc:
+            commit = trigger_dedup.releasing(svc.committer.run, claim, task.execution_id)
+            return await trigger_failures.not_queued(commit, task, exc)
     queued = _answer(
         202, ExecuteWebhookResponse(success=True, message="Webhook received and queued for processing", **ids)
     )
