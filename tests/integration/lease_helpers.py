@@ -63,6 +63,7 @@ class CallerHandler(RecordingHandler):
 
     workers: dict[int, str] = field(default_factory=dict)
     arrivals: list[dict[str, Any]] = field(default_factory=list)
+    answered: list[tuple[str, float]] = field(default_factory=list)  # item, when its answer was ready
 
     async def handle(self, request: Request) -> JSONResponse:
         body = await request.json()  # Starlette keeps it: the recording handler reads it again
@@ -77,7 +78,18 @@ class CallerHandler(RecordingHandler):
                     "worker": self.workers.get(pid or 0),
                 }
             )
-        return await super().handle(request)
+        answer = await super().handle(request)
+        with self.lock:
+            self.answered.append((body.get("runId") or body["executionId"], time.time()))
+        return answer
+
+    def unanswered_at(self, moment: float) -> set[str]:
+        """The items with a call still waiting for its answer at ``moment`` (a ``time.time()``): a worker
+        killed then cannot have heard how the call went."""
+        with self.lock:
+            called = Counter(arrival["item"] for arrival in self.arrivals if arrival["at"] <= moment)
+            done = Counter(item for item, at in self.answered if at <= moment)
+        return {item for item, count in called.items() if count > done[item]}
 
     def calls_per_item(self) -> Counter[str]:
         with self.lock:

@@ -123,12 +123,15 @@ def test_a_run_whose_worker_is_killed_mid_call_is_run_again_once_its_lease_ran_o
     victim_name = handler.arrivals[-1]["worker"]
     assert victim_name in ("first", "second"), handler.arrivals  # the calling socket was found
     victim, survivor = (first, second) if victim_name == "first" else (second, first)
+    killed_at = time.time()
     victim.kill()
     at_kill = run_rows(scene.db, event_ids)
     held = {
         run_id
         for run_id, row in at_kill.items()
-        if row.status == "RUNNING" and handler.callers()[run_id] == {victim_name}
+        if row.status == "RUNNING"
+        and handler.callers()[run_id] == {victim_name}
+        and run_id in handler.unanswered_at(killed_at)
     }
     assert held, figures(handler, at_kill)
     assert survivor.process is not None and survivor.process.poll() is None, "the survivor died"

@@ -11,6 +11,7 @@ test that finds a worker dead starts it again."""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from typing import Any
 
@@ -140,12 +141,15 @@ def test_an_attempt_whose_worker_is_killed_mid_call_is_run_again_once_its_lease_
     victim_name = handler.arrivals[-1]["worker"]
     assert victim_name in ("first", "second"), handler.arrivals  # the calling socket was found
     victim, survivor = (first, second) if victim_name == "first" else (second, first)
+    killed_at = time.time()
     victim.kill()
     at_kill = attempts(world.db, webhook_id)
     held = {
         execution
         for execution, tried in at_kill.items()
-        if tried[1].status == "PROCESSING" and handler.callers()[execution] == {victim_name}
+        if tried[1].status == "PROCESSING"
+        and handler.callers()[execution] == {victim_name}
+        and execution in handler.unanswered_at(killed_at)
     }
     assert held, figures(handler, at_kill)
     assert survivor.process is not None and survivor.process.poll() is None, "the survivor died"
