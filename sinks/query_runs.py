@@ -23,15 +23,14 @@ def sources_for(reads: TableReads, company_id: str, plan: QueryPlan) -> tuple[di
     found: dict[str, TableSource] = {}
     as_planned = True
     for view in plan.views:
-        # The table's current metadata file, looked up before the source's: when both are the same
-        # file, the source reads that file's current snapshot.
-        handle = reads.table(company_id, view.table_id) if view.snapshot_id is None else None
-        snapshot = reads.snapshot(company_id, view.table_id, view.snapshot_id)
-        if handle is not None:
+        if view.snapshot_id is None:
+            # The table and its source from the one current metadata file.
+            handle, snapshot = reads.current(company_id, view.table_id)
             current = handle.current_snapshot()
             read_id = None if current is None else int(current.snapshot_id)
-            same_file = snapshot.metadata_location == str(handle.metadata_location)
-            as_planned = as_planned and same_file and read_id == view.read_snapshot_id
+            as_planned = as_planned and read_id == view.read_snapshot_id
+        else:
+            snapshot = reads.snapshot(company_id, view.table_id, view.snapshot_id)
         files = None if snapshot.data_files is None else tuple(map(readable_path, snapshot.data_files))
         location = readable_path(snapshot.metadata_location)
         found[source_key(view)] = TableSource(location, files, view.snapshot_id, snapshot.uniform)

@@ -104,21 +104,32 @@ class TableReads:
 
     def table(self, company_id: str, table_id: str) -> Any:
         location = metadata_location(self._catalog, company_id, table_id)
-        return self._tables.get_or_make(
-            location, lambda: iceberg.load_table(self._catalog, company_id, table_id)
-        )
+        return self._table_at(location, company_id, table_id)
 
     def snapshot(self, company_id: str, table_id: str, snapshot_id: int | None = None) -> Snapshot:
         """The current snapshot, or the one with ``snapshot_id`` (time travel)."""
         location = metadata_location(self._catalog, company_id, table_id)
+        return self._snapshot_at(location, company_id, table_id, snapshot_id)
+
+    def current(self, company_id: str, table_id: str) -> tuple[Any, Snapshot]:
+        """The table and its current snapshot, from one look at the catalog (each look is a database
+        read, a millisecond of a short query)."""
+        location = metadata_location(self._catalog, company_id, table_id)
+        return self._table_at(location, company_id, table_id), self._snapshot_at(
+            location, company_id, table_id, None
+        )
+
+    def _table_at(self, location: str, company_id: str, table_id: str) -> Any:
+        return self._tables.get_or_make(
+            location, lambda: iceberg.load_table(self._catalog, company_id, table_id)
+        )
+
+    def _snapshot_at(
+        self, location: str, company_id: str, table_id: str, snapshot_id: int | None
+    ) -> Snapshot:
         return self._snapshots.get_or_make(
             (location, snapshot_id),
-            lambda: _snapshot(
-                self._tables.get_or_make(
-                    location, lambda: iceberg.load_table(self._catalog, company_id, table_id)
-                ),
-                snapshot_id,
-            ),
+            lambda: _snapshot(self._table_at(location, company_id, table_id), snapshot_id),
         )
 
     def estimate(self, handle: Any, predicates: Sequence[Predicate], snapshot_id: int | None = None) -> int:
