@@ -65,8 +65,7 @@ WATCH_SECONDS = 0.25
 CHECK_SECONDS = 1.0
 SWEEP_SECONDS = 600.0
 # Result files no job names are looked for hourly, not with the expiry sweep: they are rare and must be a day
-# old to count, while a pass lists result files and looks their keys up in the whole jobs table
-# (``jobs.result_key`` has no index).
+# old to count, while a pass lists the store's result files (a page of them) and looks their keys up.
 ORPHAN_SWEEP_SECONDS = 3600.0
 
 

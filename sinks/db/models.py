@@ -478,6 +478,8 @@ class Job(Base):
         Index("ux_jobs_request_id", "company_id", "created_by", "request_id", unique=True),
         # The result cache's lookup (ingress/query_cache.py): a company's jobs by result-cache key.
         Index("ix_jobs_cache_key", "company_id", "cache_key"),
+        # The sweep of result files no job names (sinks/result_orphans.py) looks listed keys up.
+        Index("ix_jobs_result_key", "result_key"),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
