@@ -14,13 +14,11 @@ the company's share of workers busy, 429 QUOTA with Retry-After; a worker that f
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Generic, TypeVar
+from typing import Any
 
+from core.lru import Lru
 from core.sql import remote
 from core.sql.budget import check_size, too_complex
 from core.sql.front import (
@@ -41,8 +39,6 @@ log = logging.getLogger(__name__)
 
 Shapes = tuple[tuple[str, QueryTable], ...]
 Compiled = tuple[CompiledQuery, dict[str, list[list[Predicate]]]]
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
 _CACHE_SIZE = 256
 _FAILED_RETRY_SECONDS = 1
 
@@ -62,32 +58,6 @@ class SqlAnalysis:
         return TaskBudget(cpu_ms=self.cpu_ms, wall_ms=4 * self.cpu_ms + 2000)
 
 
-class _Lru(Generic[K, V]):
-    """A small thread-safe LRU map (``functools.lru_cache`` would key on the tenant too)."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._items: OrderedDict[K, V] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: K, compute: Callable[[], V]) -> V:
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-        value = compute()  # outside the lock: two misses of one key both compute, as lru_cache does
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-        return value
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-
 @lru_cache(maxsize=_CACHE_SIZE)
 def _parsed(sql: str) -> ParsedQuery:
     """Parsing and checking depend on the text alone, so a repeated query (a dashboard's) is parsed once.
@@ -104,8 +74,8 @@ def _compiled(sql: str, shapes: Shapes) -> Compiled:
     return compile_query(parsed, tables), partition_predicates(parsed, tables)
 
 
-_refs_in_sandbox: _Lru[str, tuple[TableRef, ...]] = _Lru(_CACHE_SIZE)
-_compiled_in_sandbox: _Lru[tuple[str, Shapes], Compiled] = _Lru(_CACHE_SIZE)
+_refs_in_sandbox: Lru[str, tuple[TableRef, ...]] = Lru(_CACHE_SIZE)
+_compiled_in_sandbox: Lru[tuple[str, Shapes], Compiled] = Lru(_CACHE_SIZE)
 
 
 def _run(kind: str, payload: dict[str, Any], tenant: str, analysis: SqlAnalysis) -> dict[str, Any]:
@@ -154,7 +124,7 @@ def table_refs(sql: str, tenant: str, analysis: SqlAnalysis) -> tuple[TableRef, 
         refs = _run("sql_parse", {"sql": sql}, tenant, analysis)["refs"]
         return tuple(remote.decode_ref(ref) for ref in refs)
 
-    return _refs_in_sandbox.get(sql, parse_remotely)
+    return _refs_in_sandbox.get_or_make(sql, parse_remotely)
 
 
 def table_names(sql: str, tenant: str, analysis: SqlAnalysis) -> tuple[str, ...]:
@@ -173,7 +143,7 @@ def compiled(sql: str, shapes: Shapes, tenant: str, analysis: SqlAnalysis) -> Co
         result = _run("sql_compile", payload, tenant, analysis)
         return remote.decode_compiled(result["compiled"]), remote.decode_predicates(result["predicates"])
 
-    return _compiled_in_sandbox.get((sql, shapes), compile_remotely)
+    return _compiled_in_sandbox.get_or_make((sql, shapes), compile_remotely)
 
 
 def clear_caches() -> None:

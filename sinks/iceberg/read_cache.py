@@ -8,40 +8,18 @@ estimates are kept per metadata location: a new commit is a new location and is 
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from pyiceberg.catalog.sql import IcebergTables, SqlCatalog
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from core.lru import Lru
 from sinks.iceberg import catalog as iceberg
 from sinks.iceberg.exceptions import TableNotFound
 from sinks.scan_estimate import Predicate, estimate_bytes, snapshot_schema
-
-V = TypeVar("V")
-
-
-class _Lru:
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._items: OrderedDict[Hashable, Any] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get_or_make(self, key: Hashable, make: Callable[[], V]) -> V:
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]  # type: ignore[no-any-return]
-        value = make()
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-        return value
 
 
 def metadata_location(catalog: SqlCatalog, company_id: str, table_id: str) -> str:
@@ -98,9 +76,9 @@ class TableReads:
 
     def __init__(self, catalog: SqlCatalog, *, tables: int = 64, estimates: int = 4096) -> None:
         self._catalog = catalog
-        self._tables = _Lru(tables)
-        self._estimates = _Lru(estimates)
-        self._snapshots = _Lru(tables)
+        self._tables: Lru[str, Any] = Lru(tables)
+        self._estimates: Lru[tuple[str, int | None, str], int] = Lru(estimates)
+        self._snapshots: Lru[tuple[str, int | None], Snapshot] = Lru(tables)
 
     def table(self, company_id: str, table_id: str) -> Any:
         location = metadata_location(self._catalog, company_id, table_id)
