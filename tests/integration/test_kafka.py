@@ -3,7 +3,6 @@ import time
 
 import faust
 import pytest
-from aiokafka import AIOKafkaConsumer
 from aiokafka.admin import AIOKafkaAdminClient
 
 from schemas.envelopes import Envelope
@@ -12,6 +11,7 @@ from schemas.settings import Settings
 from schemas.topics import ALL_TOPICS, WEBHOOK_DELIVERIES
 from sinks.kafka import Publisher, broker_reachable, ensure_topics
 from streams.app import create_app, raw_topic
+from tests.fixtures.broker import reading
 
 pytestmark = pytest.mark.integration
 
@@ -47,17 +47,9 @@ async def test_publish_is_acknowledged_and_consumable(kafka_settings: Settings) 
         await publisher.publish_record(sent, key="company-1")
     finally:
         await publisher.stop()
-    consumer = AIOKafkaConsumer(
-        kafka_settings.topic(WEBHOOK_DELIVERIES),
-        bootstrap_servers=kafka_settings.kafka_bootstrap,
-        group_id=f"{kafka_settings.worker_id}-probe",
-        auto_offset_reset="earliest",
-    )
-    await consumer.start()
-    try:
+    topic, group = kafka_settings.topic(WEBHOOK_DELIVERIES), f"{kafka_settings.worker_id}-probe"
+    async with reading(kafka_settings, topic, group) as consumer:
         record = await asyncio.wait_for(consumer.getone(), timeout=20)
-    finally:
-        await consumer.stop()
     assert record.key == b"company-1"
     assert decode_from_topic(WEBHOOK_DELIVERIES, record.value) == sent
 

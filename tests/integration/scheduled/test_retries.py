@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer
 
 from schemas.envelopes import Envelope
 from schemas.settings import Settings
 from schemas.topics import SCHEDULED_DEAD_LETTER
+from tests.fixtures.broker import reading
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.stack import Db
 from tests.fixtures.two_workers import wait_until
@@ -51,15 +51,9 @@ def final(scene: Scene, event_id: str) -> list[dict[str, Any]]:
 
 async def dead_letters(settings: Settings, run_id: str, quiet_seconds: float) -> list[dict[str, Any]]:
     """Every dead-letter record of ``run_id``: read until one came and then nothing for ``quiet_seconds``."""
-    consumer = AIOKafkaConsumer(
-        settings.topic(SCHEDULED_DEAD_LETTER),
-        bootstrap_servers=settings.kafka_bootstrap,
-        group_id=f"{settings.worker_id}-dead-letter-reader-{run_id}",
-        auto_offset_reset="earliest",
-    )
-    await consumer.start()
     found: list[dict[str, Any]] = []
-    try:
+    topic, group = settings.topic(SCHEDULED_DEAD_LETTER), f"{settings.worker_id}-dead-letter-reader-{run_id}"
+    async with reading(settings, topic, group) as consumer:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             wait = quiet_seconds if found else deadline - time.monotonic()
@@ -74,8 +68,6 @@ async def dead_letters(settings: Settings, run_id: str, quiet_seconds: float) ->
             if envelope.payload["runId"] == run_id:
                 assert record.key == run_id.encode()
                 found.append(envelope.payload)
-    finally:
-        await consumer.stop()
     return found
 
 

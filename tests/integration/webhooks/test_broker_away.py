@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from aiokafka import AIOKafkaConsumer
 from sqlalchemy import select
 
 from schemas.admin import CreatedCompany
@@ -25,6 +24,7 @@ from sinks.db.models import WebhookExecution
 from sinks.kafka import ensure_topics
 from streams.deliveries import DeliveryRuntime
 from svc import broker
+from tests.fixtures.broker import reading
 from tests.fixtures.stack import Db, Ingress, make_settings, migrated
 from tests.integration.webhooks.test_trigger_db_failure import fire, make_webhook
 
@@ -117,15 +117,9 @@ async def _round(settings: Settings, step: Callable[[DeliveryRuntime], Awaitable
 
 
 async def delivered_entries(settings: Settings, wanted: set[str]) -> set[str]:
-    consumer = AIOKafkaConsumer(
-        settings.topic(WEBHOOK_DELIVERIES),
-        bootstrap_servers=settings.kafka_bootstrap,
-        group_id=f"{settings.worker_id}-probe",
-        auto_offset_reset="earliest",
-    )
-    await consumer.start()
     seen: set[str] = set()
-    try:
+    topic, group = settings.topic(WEBHOOK_DELIVERIES), f"{settings.worker_id}-probe"
+    async with reading(settings, topic, group) as consumer:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + GUARD_SECONDS
         while not wanted <= seen and loop.time() < deadline:
@@ -134,8 +128,6 @@ async def delivered_entries(settings: Settings, wanted: set[str]) -> set[str]:
                     task = decode_from_topic(WEBHOOK_DELIVERIES, record.value)
                     assert isinstance(task, DeliveryTask)
                     seen.add(task.entry_id)
-    finally:
-        await consumer.stop()
     return seen
 
 

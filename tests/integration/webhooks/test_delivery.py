@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer
 
 from schemas.admin import ResourceSpec
 from schemas.envelopes import Envelope
@@ -17,6 +16,7 @@ from schemas.topics import WEBHOOK_RESULTS
 from sinks.db import resources
 from sinks.kafka import ensure_topics
 from tests.fixtures import module_stack
+from tests.fixtures.broker import reading
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.stack import Ingress, make_settings
 from tests.fixtures.worker import Worker
@@ -150,23 +150,15 @@ def test_every_finished_attempt_is_published_to_the_result_topic(
 
 async def read_results(settings: Settings, execution_id: str, count: int) -> list[dict[str, Any]]:
     """The first ``count`` results of ``execution_id`` (the topic also holds the module's other tests')."""
-    consumer = AIOKafkaConsumer(
-        settings.topic(WEBHOOK_RESULTS),
-        bootstrap_servers=settings.kafka_bootstrap,
-        group_id=f"{settings.worker_id}-results-reader",
-        auto_offset_reset="earliest",
-    )
-    await consumer.start()
     found: list[dict[str, Any]] = []
-    try:
+    topic, group = settings.topic(WEBHOOK_RESULTS), f"{settings.worker_id}-results-reader"
+    async with reading(settings, topic, group) as consumer:
         while len(found) < count:
             record = await asyncio.wait_for(consumer.getone(), timeout=30)
             envelope = Envelope.from_bytes(record.value)
             assert envelope.type == "webhook.result"
             if envelope.payload["executionId"] == execution_id:
                 found.append(envelope.payload)
-    finally:
-        await consumer.stop()
     return sorted(found, key=lambda r: r["attemptNumber"])
 
 
@@ -208,16 +200,7 @@ def world_admin(world: World) -> World:
 
 
 async def read_one(settings: Settings, topic: str) -> dict[str, Any]:
-    consumer = AIOKafkaConsumer(
-        topic,
-        bootstrap_servers=settings.kafka_bootstrap,
-        group_id=f"{topic}-reader",
-        auto_offset_reset="earliest",
-    )
-    await consumer.start()
-    try:
+    async with reading(settings, topic, f"{topic}-reader") as consumer:
         record = await asyncio.wait_for(consumer.getone(), timeout=30)
-    finally:
-        await consumer.stop()
     result: dict[str, Any] = json.loads(record.value)
     return result
