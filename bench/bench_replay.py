@@ -122,10 +122,11 @@ def seed_failed(stack: Stack, company_id: str, webhook_id: str, resource_id: str
     from schemas.settings import Settings
     from schemas.webhooks import ExecutionStatus
     from sinks import credentials
-    from sinks.db import executions, write_lock
+    from sinks.db import write_lock
     from sinks.db.deferred import defer_insert
     from sinks.db.engine import make_engine, make_sessions
     from sinks.db.models import WebhookExecution, WebhookPayload
+    from sinks.db.webhooks import executions
 
     settings = Settings(
         data_dir=Path(stack.env["SVC_DATA_DIR"]), database_url=stack.env.get("SVC_DATABASE_URL") or None

@@ -940,7 +940,7 @@ def profile_ingress(
     """The ingress app in this process, on the stack's DB and broker: sub-step wall times, then a
     CPU profile of the event loop and of the threads it hands work to."""
     from ingress.app import create_app
-    from ingress.routes import webhook_trigger
+    from ingress.webhooks import trigger as webhook_trigger
     from schemas.settings import Settings
     from sinks.db.group_commit import GroupCommitter
 

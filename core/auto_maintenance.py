@@ -1,5 +1,6 @@
 """Automatic table maintenance, the pure rules: which of a table's maintenance actions are due when a worker
-looks at it. No I/O: ``streams/maintenance.py`` claims the tables and ``sinks/iceberg/auto_maintenance.py``
+looks at it. No I/O: ``streams/analytics/maintenance.py`` claims the tables and
+``sinks/iceberg/auto_maintenance.py``
 reads them and acts.
 
 - **Compaction** is due when one partition of the current snapshot holds more than ``small_files_threshold``

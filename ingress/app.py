@@ -10,34 +10,21 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from prometheus_client import CollectorRegistry
 
-from ingress import errors
+from ingress import errors, health, identity
+from ingress.analytics import calls, intake, job_results, jobs, loads, table_admin, table_maintenance
+from ingress.analytics.inline_queries import InlineQueries
 from ingress.auth_throttle import AuthThrottle
-from ingress.inline_queries import InlineQueries
 from ingress.metrics_listener import MetricsListener
 from ingress.middleware import AccessLog, EdgeMiddleware, HttpMetrics
 from ingress.ratelimit import RateLimiter, RowQuota
-from ingress.routes import (
-    analytics,
-    analytics_jobs,
-    custom_webhooks,
-    health,
-    identity,
-    intake,
-    job_results,
-    loads,
-    scheduled_backfill,
-    scheduled_controls,
-    scheduled_events,
-    scheduled_preview,
-    table_admin,
-    table_maintenance,
-    webhook_replay,
-    webhook_trigger,
-)
+from ingress.scheduled import backfill, controls, preview
+from ingress.scheduled import events as scheduled_events
 from ingress.shared_counts import SharedCounts
 from ingress.state import Services
-from ingress.trigger_fast_path import TriggerFastPath
-from ingress.trigger_targets import TriggerTargets
+from ingress.webhooks import manage, replay
+from ingress.webhooks import trigger as webhook_trigger
+from ingress.webhooks.trigger_fast_path import TriggerFastPath
+from ingress.webhooks.trigger_targets import TriggerTargets
 from schemas.settings import Settings
 from sinks.broker_absence import BrokerAbsence
 from sinks.db.counters import SharedCounterStore
@@ -147,19 +134,19 @@ def create_app(settings: Settings) -> FastAPI:
     errors.install(app)
     app.include_router(health.router)
     app.include_router(identity.router)
-    app.include_router(custom_webhooks.router)
-    app.include_router(webhook_replay.router)
+    app.include_router(manage.router)
+    app.include_router(replay.router)
     app.include_router(webhook_trigger.router)
     app.include_router(table_admin.router)
     app.include_router(table_maintenance.router)
-    app.include_router(analytics.router)
-    app.include_router(analytics_jobs.router)
+    app.include_router(calls.router)
+    app.include_router(jobs.router)
     app.include_router(job_results.router)
     app.include_router(loads.router)
     app.include_router(scheduled_events.router)
-    app.include_router(scheduled_preview.router)
-    app.include_router(scheduled_controls.router)
-    app.include_router(scheduled_backfill.router)
+    app.include_router(preview.router)
+    app.include_router(controls.router)
+    app.include_router(backfill.router)
     app.include_router(intake.router)
     app.add_middleware(TriggerFastPath, services=lambda: app.state.services)
     app.add_middleware(errors.DatabaseOutage)  # around the fast path, which FastAPI's handlers never see

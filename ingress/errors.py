@@ -39,12 +39,12 @@ DATABASE_RETRY_AFTER_SECONDS = 2
 DATABASE_UNAVAILABLE = "The service's database is unavailable; retry after the time in Retry-After"
 # An S3 outage is not expected to end as fast as a database failover: ask for a little longer.
 STORAGE_RETRY_AFTER_SECONDS = 5
-# Paths whose errors have their own shape (ingress/routes/webhook_trigger.py, ingress/analytics_errors.py).
+# Paths whose errors have their own shape (ingress/webhooks/trigger.py, ingress/analytics/coded_errors.py).
 _TRIGGER_PATH = "/clients/custom-webhooks"
 ANALYTICS_PREFIX = "/clients/svcdb/analytics/"
 # Analytics answers every failure with a code, also those raised by what all areas share (request
 # validation, authentication, rate limits, the body-size limit), which cannot know whose call it refuses.
-# The codes and their statuses are those of ingress/analytics_errors.py (a unit test holds them equal).
+# The codes and their statuses are those of ingress/analytics/coded_errors.py (a unit test holds them equal).
 SHARED_ANALYTICS_CODES = {
     400: "INVALID_REQUEST",
     401: "UNAUTHORIZED",
@@ -223,7 +223,7 @@ def database_outage_response(path: str, exc: BaseException) -> JSONResponse:
 
 class DatabaseOutage:
     """The 503 for what FastAPI's exception handlers never see: the trigger's fast path
-    (``ingress/trigger_fast_path.py``) sits in front of FastAPI."""
+    (``ingress/webhooks/trigger_fast_path.py``) sits in front of FastAPI."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app

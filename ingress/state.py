@@ -9,11 +9,11 @@ from prometheus_client import CollectorRegistry
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from ingress.analytics.inline_queries import InlineQueries
 from ingress.auth_throttle import AuthThrottle
-from ingress.inline_queries import InlineQueries
 from ingress.ratelimit import RateLimiter, RowQuota
 from ingress.shared_counts import SharedCounts
-from ingress.trigger_targets import TriggerTargets
+from ingress.webhooks.trigger_targets import TriggerTargets
 from schemas.settings import Settings
 from sinks.db.group_commit import GroupCommitter
 from sinks.iceberg.masking import Masker
@@ -42,7 +42,7 @@ class Services:
     # Rate limits and failed-authentication counts, shared with the other ingress processes through the DB.
     counts: SharedCounts
     auth_throttle: AuthThrottle
-    # Short queries run here while their caller waits (ingress/inline_queries.py).
+    # Short queries run here while their caller waits (ingress/analytics/inline_queries.py).
     inline: InlineQueries
     # Spans of webhook deliveries, exported when SVC_OTLP_ENDPOINT is set (sinks/telemetry.py).
     spans: Spans = field(default_factory=off)

@@ -141,7 +141,7 @@ class ViewPlan(WireModel):
     row_filter: str | None = None  # DuckDB dialect, from the caller's grant
     snapshot_id: int | None = None
     # The snapshot the view reads as planned: ``snapshot_id`` when pinned, else the table's current snapshot
-    # at planning (None: the table had none). It is in the result cache's key (core/query_cache.py); the
+    # at planning (None: the table had none). It is in the result cache's key (core/sql/cache_key.py); the
     # worker reads the current snapshot and records whether it was this one.
     read_snapshot_id: int | None = None
     # Columns the row filter names that the snapshot does not have (added later): null in its rows.

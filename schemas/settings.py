@@ -142,7 +142,7 @@ class Settings(BaseSettings):
     rate_limit_per_day: int = Field(200_000, ge=1)
     webhook_rate_limit_per_minute: int = Field(120_000, ge=1)
     webhook_rate_limit_per_day: int = Field(50_000_000, ge=1)
-    # How long the public trigger keeps a webhook's row (ingress/trigger_targets.py); 0: never.
+    # How long the public trigger keeps a webhook's row (ingress/webhooks/trigger_targets.py); 0: never.
     trigger_cache_seconds: float = Field(1.0, ge=0, le=60)
     append_rows_per_minute: int = Field(6_000_000, ge=1)
     table_commit_interval_seconds: float = Field(1.0, gt=0, le=5)
@@ -160,7 +160,8 @@ class Settings(BaseSettings):
     compact_small_file_bytes: int = Field(8 * 1024**2, ge=1)
     compact_max_files_per_call: int = Field(2_000, ge=2, le=100_000)
     compact_max_bytes_per_call: int = Field(512 * 1024**2, ge=1024**2)
-    # Automatic table maintenance (issue 26: streams/maintenance.py): every interval each worker looks at up
+    # Automatic table maintenance (issue 26: streams/analytics/maintenance.py): every interval each worker
+    # looks at up
     # to tables_per_round tables (oldest-checked first, one lease per table), compacts one whose partition
     # holds more than compact_small_files small files, and once a day expires snapshots and removes orphans.
     auto_maintenance: bool = True
@@ -180,7 +181,8 @@ class Settings(BaseSettings):
     query_concurrency: int = Field(4, ge=1, le=64)
     query_threads: int = Field(2, ge=1, le=256)
     query_memory_limit: str = "2GB"
-    # Short queries answered in the ingress process while their caller waits (ingress/inline_queries.py),
+    # Short queries answered in the ingress process while their caller waits
+    # (ingress/analytics/inline_queries.py),
     # off by default (0: every query goes to a worker, as the design has it): at most this many at once per
     # ingress process, one per company; each may scan up to inline_max_bytes (estimated) and run
     # inline_budget_ms (or the call's waitMs, if shorter) before it is stopped and handed to a worker.
@@ -239,7 +241,8 @@ class Settings(BaseSettings):
     sandbox_company_cpu_burst_ms: int = Field(1000, ge=100, le=600_000)
     jsonpath_cpu_ms: int = Field(250, ge=10, le=10_000)
     # SQL analysis budget: /query and /estimate parse and compile the caller's SQL in a sandbox worker under
-    # this CPU budget (ingress/query_planning.py); false analyses it in the ingress process, unbounded.
+    # this CPU budget (ingress/analytics/query_planning.py); false analyses it in the ingress process,
+    # unbounded.
     sql_analysis_in_sandbox: bool = True
     sql_analysis_cpu_ms: int = Field(2000, ge=50, le=60_000)
 

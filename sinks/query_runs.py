@@ -1,5 +1,6 @@
 """One run of a planned query, wherever it runs: a worker (a job taken from the broker) or an ingress process
-(a short query answered while its caller waits, ``ingress/inline_queries.py``). Both read the same sources,
+(a short query answered while its caller waits, ``ingress/analytics/inline_queries.py``). Both read the same
+sources,
 write the result the same way and record the same outcome, so a job reads alike whoever ran it."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from collections.abc import Callable
 from duckdb import DuckDBPyConnection
 
 from schemas.jobs import JobState, QueryPlan
-from sinks.db.jobs import Outcome
+from sinks.db.analytics.jobs import Outcome
 from sinks.iceberg.read_cache import TableReads
 from sinks.iceberg.storage import table_storage
 from sinks.job_results import Written, describe_columns, write_batches
@@ -50,7 +51,7 @@ def execute(
 ) -> tuple[Written, bool]:
     """Run the query and write its result under ``key`` as it comes, once ``may_write()`` says so (a
     worker's claim has succeeded); and whether it ran exactly as planned (the plan's snapshots and
-    result-size limit), so its result may answer the job's cache key (``core/query_cache.py``). Blocking:
+    result-size limit), so its result may answer the job's cache key (``core/sql/cache_key.py``). Blocking:
     call it from a thread, and ``cursor.interrupt()`` from another to stop it (QueryInterrupted)."""
     with table_storage():  # the tables' metadata files, read here unless they are cached
         sources, as_planned = sources_for(reads, company_id, plan)

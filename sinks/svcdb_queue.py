@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from schemas.deliveries import HandlerOutcome
 from schemas.records import TableWriteRef
-from sinks.db import tables
+from sinks.db.analytics import tables
 from sinks.db.group_commit import GroupCommitter
 from sinks.kafka import Publisher
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from streams import analytics, deliveries, maintenance, scheduler, tables, uploads
+from streams.analytics import jobs, maintenance, tables, uploads
 from streams.app import Area
+from streams.scheduled import scheduler
+from streams.webhooks import deliveries
 
 AREAS: list[Area] = [
     deliveries.register,
     tables.register,
     scheduler.register,
-    analytics.register,
+    jobs.register,
     uploads.register,
     maintenance.register,
 ]

@@ -30,7 +30,8 @@ from schemas.enums import AccessLevel, HandlerType
 from schemas.settings import Settings
 from schemas.tables import CreateTableRequest
 from schemas.versions import VersionState
-from sinks.db import resources, tables, tenancy
+from sinks.db import resources, tenancy
+from sinks.db.analytics import tables
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.migrate import upgrade
 from sinks.db.models import ResourceVersion, User
@@ -166,8 +167,8 @@ def _version_out(version: ResourceVersion) -> BaseModel:
 def _create_table(
     session: Session, settings: Settings, company_id: str, body: CreateTableRequest
 ) -> BaseModel:
+    from ingress.analytics.table_specs import register_table
     from ingress.errors import ApiError
-    from ingress.table_specs import register_table
     from sinks.iceberg.catalog import catalog_for
 
     admin = tenancy.primary_admin(session, company_id)

@@ -1,6 +1,6 @@
 """Catching up after the scheduler stood still: which fire still runs, and which fires were missed.
 
-Pure: the scheduler's claim (sinks/db/scheduled_missed.py) calls :func:`catch_up` with an event's due fire
+Pure: the scheduler's claim (sinks/db/scheduled/missed.py) calls :func:`catch_up` with an event's due fire
 and its ``catchupWindowSeconds``. Of the fires that passed while nothing claimed them, only the latest one
 inside the catch-up window still runs (late), so a restart never replays a burst; every other one is
 *missed* and the scheduler writes it to /runs as MISSED instead of dropping it. At most ``cap`` missed fires
@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 from core.schedules.spec import next_fire
 from core.schedules.window import FireWindow
-from schemas.schedules import ScheduleSpec
+from schemas.scheduled.schedules import ScheduleSpec
 
 __all__ = ["MAX_MISSED_PER_CATCH_UP", "CatchUp", "Missed", "catch_up"]
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from core.schedules.spec import ScheduleError, next_fire
 from core.schedules.window import FireWindow
-from schemas.schedules import ScheduleSpec
+from schemas.scheduled.schedules import ScheduleSpec
 
 __all__ = ["check_dates", "check_has_fire", "check_pause_until", "shown"]
 

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 from core.schedules.aws_cron import CronSyntaxError, parse_aws_cron
 from core.schedules.spec import DEFAULT_TIMEZONE, ScheduleError, next_fire, stored_timezone
 from core.schedules.window import NO_WINDOW, FireWindow
-from schemas.schedules import CronSpec, EverySpec, OnceSpec
+from schemas.scheduled.schedules import CronSpec, EverySpec, OnceSpec
 
 __all__ = ["check_cron_syntax", "fire_times", "preview_timezone", "show_in_zone"]
 

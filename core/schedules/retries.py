@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from schemas.scheduled_retries import MAX_EVENT_AGE_SECONDS
+from schemas.scheduled.retries import MAX_EVENT_AGE_SECONDS
 
 # Each delay is its planned value times a factor in [1 - JITTER, 1 + JITTER).
 JITTER = 0.2

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from core.schedules.aws_cron import CronSyntaxError, parse_aws_cron
 from core.schedules.window import NO_WINDOW, FireWindow
-from schemas.schedules import (
+from schemas.scheduled.schedules import (
     CronConfig,
     CronSpec,
     EveryConfig,

@@ -279,7 +279,7 @@ class WebhookDedup(Base):
     """A trigger delivery's deduplication key, claimed by the first delivery that carried it. The primary key
     is the unique index the claim relies on: it is inserted in the transaction that records that delivery's
     history entry, so two concurrent deliveries with one key cannot both be recorded. A row past
-    ``expires_at`` no longer counts; the worker's sweep deletes it (sinks/db/dedup.py)."""
+    ``expires_at`` no longer counts; the worker's sweep deletes it (sinks/db/webhooks/dedup.py)."""
 
     __tablename__ = "webhook_dedup"
 
@@ -358,7 +358,8 @@ class TableWrite(Base):
 
 
 class TableMaintenance(Base):
-    """The worker's automatic maintenance of one table (streams/maintenance.py): when it was last looked at,
+    """The worker's automatic maintenance of one table (streams/analytics/maintenance.py): when it was last
+    looked at,
     compacted and expired, and the lease of the worker maintaining it now. A worker maintains a table only
     while it holds an unexpired lease (``lease_holder`` says whose), so two workers never do at once."""
 
@@ -403,14 +404,14 @@ class ScheduledEvent(Base):
     paused_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     # NONE or DELETE: DELETE soft-deletes the event once it has no fire left and its last run ended.
     action_after_completion: Mapped[str] = mapped_column(String(8), default="NONE")
-    # retryPolicy and deadLetterConfig (sinks/db/scheduled_retries.py); the defaults are the behaviour of
+    # retryPolicy and deadLetterConfig (sinks/db/scheduled/retries.py); the defaults are the behaviour of
     # events made before retries existed: no retry, no dead letter.
     max_retry_attempts: Mapped[int] = mapped_column(Integer, default=0)
     max_event_age_seconds: Mapped[int] = mapped_column(Integer, default=86400)
     dead_letter_enabled: Mapped[bool] = mapped_column(Boolean, default=False)
     # catchupWindowSeconds (core/schedules/catchup.py): a fire missed by more than this is recorded MISSED.
     catchup_window_seconds: Mapped[int] = mapped_column(Integer, default=3600)
-    # overlapPolicy SKIP, ALLOW or BUFFER_ONE (sinks/db/scheduled_overlap.py).
+    # overlapPolicy SKIP, ALLOW or BUFFER_ONE (sinks/db/scheduled/overlap.py).
     overlap_policy: Mapped[str] = mapped_column(String(12), default="SKIP")
     # flexibleTimeWindow's maximumWindowInMinutes; NULL: mode OFF (core/schedules/window.py).
     flex_window_minutes: Mapped[int | None] = mapped_column(Integer, nullable=True)
@@ -476,7 +477,7 @@ class Job(Base):
         # One job per requestId of a user: concurrent duplicates race on this index, not on a read. A job
         # older than the window gives its requestId up (set NULL; NULLs never collide) to a new one.
         Index("ux_jobs_request_id", "company_id", "created_by", "request_id", unique=True),
-        # The result cache's lookup (ingress/query_cache.py): a company's jobs by result-cache key.
+        # The result cache's lookup (ingress/analytics/result_cache.py): a company's jobs by result-cache key.
         Index("ix_jobs_cache_key", "company_id", "cache_key"),
         # The sweep of result files no job names (sinks/result_orphans.py) looks listed keys up.
         Index("ix_jobs_result_key", "result_key"),
@@ -513,7 +514,7 @@ class Job(Base):
     # The query's requestId (core.request_ids) and the digest of the fields that shaped it; NULL without one.
     request_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
     request_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    # The query's result-cache key (core/query_cache.py): NULL for a query that may not be cached, or whose
+    # The query's result-cache key (core/sql/cache_key.py): NULL for a query that may not be cached, or whose
     # worker read other snapshots than its plan named. ``cached_from``: on a job answered from the cache,
     # the job that computed the result it shares (its result file, and its expiry).
     cache_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
@@ -564,7 +565,8 @@ class Upload(Base):
 class ReadCharge(Base):
     """What counts against a company's daily scan allowance on one UTC day: the bytes of table data its
     describe (with statistics) and preview calls read, and the bytes its query jobs created that day are
-    estimated to scan (``bytes_scanned``, counted as each job is recorded: ``sinks/db/query_scans.py``)."""
+    estimated to scan (``bytes_scanned``, counted as each job is recorded:
+    ``sinks/db/analytics/query_scans.py``)."""
 
     __tablename__ = "read_charges"
 

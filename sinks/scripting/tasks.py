@@ -6,7 +6,7 @@ from __future__ import annotations
 
 TASKS: dict[str, str] = {
     "jsonpath": "core.webhooks.transform:jsonpath_task",
-    # Analysis of a caller's analytics SQL (ingress/query_planning.py).
+    # Analysis of a caller's analytics SQL (ingress/analytics/query_planning.py).
     "sql_parse": "core.sql.remote:parse_task",
     "sql_compile": "core.sql.remote:compile_task",
 }

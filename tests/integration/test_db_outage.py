@@ -25,11 +25,12 @@ import pytest
 from schemas.admin import CreatedCompany, GrantSpec, ResourceSpec
 from schemas.enums import AccessLevel
 from schemas.settings import Settings
-from sinks.db import deliveries, delivery_attempts, resources, webhooks
-from sinks.db.deliveries import Delivery
+from sinks.db import resources
 from sinks.db.models import WebhookExecution
+from sinks.db.webhooks import definitions, deliveries, delivery_attempts
+from sinks.db.webhooks.deliveries import Delivery
 from sinks.kafka import ensure_topics
-from streams.deliveries import DeliveryRuntime, now
+from streams.webhooks.deliveries import DeliveryRuntime, now
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.stack import Db, Ingress, ServedIngress, make_settings, migrated
 from tests.fixtures.tables import ORDERS
@@ -261,8 +262,8 @@ def test_an_attempt_that_waited_out_an_outage_is_late_not_lost(
                 "resourceExecutionConfig": {"resourceType": "TOOL", "resourceId": tool.resource_id},
                 "executionSettings": {"timeoutSeconds": 1, "maxRetries": 3, "retryDelaySeconds": 1},
             }
-            viewer = webhooks.Viewer(company.company_id, company.user_id, True)
-            webhook_id = webhooks.create(session, viewer, config)[0].id
+            viewer = definitions.Viewer(company.company_id, company.user_id, True)
+            webhook_id = definitions.create(session, viewer, config)[0].id
             target = deliveries.load_target(session, webhook_id)
         assert target is not None
         delivery = tool_delivery(target, tool.resource_id, execution_id=uuid.uuid4().hex)

@@ -17,7 +17,7 @@ import pytest
 from ingress.errors import DATABASE_RETRY_AFTER_SECONDS
 from schemas.settings import Settings
 from sinks.db.models import Job
-from streams.analytics import AnalyticsRuntime
+from streams.analytics.jobs import AnalyticsRuntime
 from tests.fixtures.stack import make_settings
 from tests.fixtures.tables import Tables
 from tests.integration.analytics.test_loads import HEADER, csv_rows, load, upload

@@ -9,10 +9,11 @@ from sqlalchemy import inspect
 from sqlalchemy.exc import IntegrityError
 
 from schemas.settings import Settings
-from sinks.db import tenancy, webhooks
+from sinks.db import tenancy
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.migrate import alembic_config, upgrade
 from sinks.db.models import WebhookDedup
+from sinks.db.webhooks import definitions
 from tests.fixtures.migrations import assert_schema_matches_models
 
 pytestmark = pytest.mark.integration
@@ -29,8 +30,8 @@ def test_the_dedup_table_matches_the_model_and_its_key_is_unique(settings: Setti
         assert_schema_matches_models(engine)
         with sessions.begin() as session:
             company = tenancy.create_company(session, "Acme", "admin@acme.test")
-            viewer = webhooks.Viewer(company.company_id, company.user_id, True)
-            webhook_id = webhooks.create(session, viewer, {"name": "orders"})[0].id
+            viewer = definitions.Viewer(company.company_id, company.user_id, True)
+            webhook_id = definitions.create(session, viewer, {"name": "orders"})[0].id
 
         def claim(execution_id: str) -> WebhookDedup:
             return WebhookDedup(

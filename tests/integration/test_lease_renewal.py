@@ -15,9 +15,9 @@ from sqlalchemy import event, select
 
 from schemas.settings import Settings
 from sinks.db.models import ScheduledEventRun, WebhookExecution
-from streams.deliveries import DeliveryRuntime
 from streams.runtime import HandlerRuntime
-from streams.scheduler import SchedulerRuntime, now
+from streams.scheduled.scheduler import SchedulerRuntime, now
+from streams.webhooks.deliveries import DeliveryRuntime
 from tests.fixtures.stack import Db
 from tests.integration.scheduled.test_run_leases import LEASE, claimed_runs
 from tests.integration.webhooks.test_delivery_leases import claimed

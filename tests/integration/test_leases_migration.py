@@ -13,10 +13,10 @@ from sqlalchemy import table as sql_table
 from sqlalchemy.sql.expression import TableClause
 
 from schemas.settings import Settings
-from sinks.db import scheduled_sweeps
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.migrate import alembic_config, upgrade
 from sinks.db.models import Base, Company, ScheduledEventRun, User
+from sinks.db.scheduled import sweeps
 
 pytestmark = pytest.mark.integration
 
@@ -69,10 +69,8 @@ def test_runs_from_before_leases_keep_the_grace_rule(settings: Settings) -> None
         with sessions() as session:
             assert session.scalar(select(ScheduledEventRun.lease_until)) is None
         with sessions.begin() as session:
-            assert scheduled_sweeps.take_abandoned(session, STARTED + GRACE, GRACE, 10) == []
-            again = scheduled_sweeps.take_abandoned(
-                session, STARTED + GRACE + timedelta(seconds=1), GRACE, 10
-            )
+            assert sweeps.take_abandoned(session, STARTED + GRACE, GRACE, 10) == []
+            again = sweeps.take_abandoned(session, STARTED + GRACE + timedelta(seconds=1), GRACE, 10)
         assert [tick.run_id for tick in again] == ["r1"]
         with engine.connect() as connection:
             context = MigrationContext.configure(

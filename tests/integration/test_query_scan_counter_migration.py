@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from schemas.jobs import JobKind
 from schemas.settings import Settings
-from sinks.db import jobs, read_charges
+from sinks.db.analytics import jobs, read_charges
 from sinks.db.company_lock import lock_company
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.migrate import alembic_config, upgrade

@@ -8,10 +8,10 @@ from alembic import command
 from sqlalchemy import insert, inspect
 
 from schemas.settings import Settings
-from sinks.db import replays
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.migrate import alembic_config, upgrade
 from sinks.db.models import Company
+from sinks.db.webhooks import replays
 from tests.fixtures.migrations import assert_schema_matches_models
 
 pytestmark = pytest.mark.integration

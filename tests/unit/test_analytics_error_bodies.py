@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ingress.analytics_errors import STATUS, check_row_count
+from ingress.analytics.coded_errors import STATUS, check_row_count
+from ingress.analytics.job_results_view import check_reveal_pair, row_out_of_range
 from ingress.errors import ANALYTICS_PREFIX, SHARED_ANALYTICS_CODES, ApiError, failure_body
-from ingress.job_results_view import check_reveal_pair, row_out_of_range
 
 QUERY = f"{ANALYTICS_PREFIX}query"
 

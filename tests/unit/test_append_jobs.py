@@ -7,11 +7,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from core.policy import TablePolicy
-from ingress.analytics_errors import analytics_error
-from ingress.job_access import _append_shortfall
-from ingress.job_views import append_status_body
+from ingress.analytics.coded_errors import analytics_error
+from ingress.analytics.job_access import _append_shortfall
+from ingress.analytics.job_views import append_status_body
 from schemas.jobs import JobState
-from sinks.db.append_jobs import STATES, AppendJob, state_of
+from sinks.db.analytics.append_jobs import STATES, AppendJob, state_of
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from ingress.append_rows import (
+from ingress.analytics.append_rows import (
     MAX_BYTES,
     MAX_ROWS,
     check_count,

@@ -9,9 +9,9 @@ from pathlib import Path
 from core.auto_maintenance import EXPIRY_EVERY, due_actions, expiry_due
 from schemas.maintenance import MaintenanceAction as Action
 from schemas.settings import Settings
+from streams.analytics.maintenance import TableMaintainer
 from streams.app import create_app
 from streams.areas import AREAS
-from streams.maintenance import TableMaintainer
 
 NOW = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
 DAILY = [Action.EXPIRE_SNAPSHOTS, Action.REMOVE_ORPHANS]

@@ -1,6 +1,6 @@
 import pytest
 
-from sinks.db.executions import page_window
+from sinks.db.webhooks.executions import page_window
 
 pytestmark = pytest.mark.unit
 

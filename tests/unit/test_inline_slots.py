@@ -1,11 +1,12 @@
-"""Which /query calls the ingress runs itself (ingress/inline_queries.Slots): only calls that wait, within the
+"""Which /query calls the ingress runs itself (ingress/analytics/inline_queries.Slots): only calls that wait,
+within the
 scan estimate, while a slot is free and the company has no other query running there."""
 
 from __future__ import annotations
 
 import pytest
 
-from ingress.inline_queries import Slots
+from ingress.analytics.inline_queries import Slots
 
 MAX = 1000
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ingress.job_views import poll_pause
+from ingress.analytics.job_views import poll_pause
 
 
 def test_a_quick_query_is_looked_at_every_2_ms() -> None:

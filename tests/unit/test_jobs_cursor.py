@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from ingress.analytics.jobs import _cursor, _next_cursor
 from ingress.errors import ApiError
-from ingress.routes.analytics_jobs import _cursor, _next_cursor
 
 
 def encoded(text: str | bytes) -> str:

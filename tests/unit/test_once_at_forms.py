@@ -21,7 +21,7 @@ from core.schedules.spec import (
     validate_spec,
     with_timezone,
 )
-from schemas.schedules import (
+from schemas.scheduled.schedules import (
     OnceSpec,
     dump_schedule_spec,
     load_schedule_spec,

@@ -24,11 +24,11 @@ from core.row_filter import check_row_filter
 from core.schedules.spec import parse_schedule_expression, validate_spec
 from core.sql.front import QueryColumn, QueryTable, compile_query, parse_query
 from core.webhooks.transform import compile_jsonpath_mappings
-from ingress.append_rows import convert
-from ingress.job_results_view import check_reveal_pair
-from ingress.routes.analytics_jobs import _cursor
-from ingress.table_specs import table_definition
-from schemas import identity, scheduled_actions, scheduled_controls, scheduled_events, scheduled_preview
+from ingress.analytics.append_rows import convert
+from ingress.analytics.job_results_view import check_reveal_pair
+from ingress.analytics.jobs import _cursor
+from ingress.analytics.table_specs import table_definition
+from schemas import identity
 from schemas.column_types import SYSTEM_COLUMNS, ColumnDef, parse_column_type
 from schemas.examples import ids
 from schemas.intake import AbortRequest, CompleteRequest, InitiateRequest, PartUrlsRequest
@@ -44,8 +44,11 @@ from schemas.jobs import (
 )
 from schemas.maintenance import MaintainRequest
 from schemas.replay import ReplayRequest
-from schemas.scheduled_backfill import BackfillRequest
-from schemas.schedules import load_schedule_spec
+from schemas.scheduled import actions, controls
+from schemas.scheduled import events as scheduled_events
+from schemas.scheduled import preview as scheduled_preview
+from schemas.scheduled.backfill import BackfillRequest
+from schemas.scheduled.schedules import load_schedule_spec
 from schemas.settings import Settings
 from schemas.tables import (
     AddColumnRequest,
@@ -114,8 +117,8 @@ OTHER_OPERATIONS: dict[str, type[BaseModel]] = {
     f"{EVENTS}/delete": scheduled_events.EventIdRequest,
     f"{EVENTS}/runs": scheduled_events.RunsRequest,
     f"{EVENTS}/preview": scheduled_preview.SchedulePreviewRequest,
-    f"{EVENTS}/pause": scheduled_controls.PauseRequest,
-    f"{EVENTS}/run-now": scheduled_controls.RunNowRequest,
+    f"{EVENTS}/pause": controls.PauseRequest,
+    f"{EVENTS}/run-now": controls.RunNowRequest,
     f"{EVENTS}/backfill": BackfillRequest,
     f"{TABLES}/add-column": AddColumnRequest,
     f"{TABLES}/update-semantics": UpdateSemanticsRequest,
@@ -288,9 +291,9 @@ def test_schedules_are_accepted_as_the_routes_accept_them() -> None:
 def test_scheduled_targets_are_the_stories_tool_agent_and_table() -> None:
     for body in _bodies(f"{EVENTS}/create", scheduled_events.CreateEventRequest):
         config = body.config()
-        target = scheduled_actions.target_id(body.action_type, config)
+        target = actions.target_id(body.action_type, config)
         assert target in (ids.TOOL_ID, ids.AGENT_ID, ids.CUSTOMERS_TABLE_ID)
-        if isinstance(config, scheduled_actions.SvcDbConfig):
+        if isinstance(config, actions.SvcDbConfig):
             named = set(config.values) | {
                 condition.column_name for group in config.where_groups or [] for condition in group.conditions
             }

@@ -1,4 +1,5 @@
-"""The preview memo (ingress/preview_memo.py): a preview is rendered and encoded once per result file, its
+"""The preview memo (ingress/analytics/preview_memo.py): a preview is rendered and encoded once per result
+file, its
 stored shape and way of showing masked columns, and any of those changing is another preview; the answer
 is written with the kept text spliced in, as the framework would have written it whole."""
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ingress.preview_memo import (
+from ingress.analytics.preview_memo import (
     PREVIEW_MEMO_BOUNDS,
     PreviewKey,
     answer_text,

@@ -1,4 +1,5 @@
-"""The result cache's key (core/query_cache.py): every part of a plan that shapes its result changes the key,
+"""The result cache's key (core/sql/cache_key.py): every part of a plan that shapes its result changes the
+key,
 the parts that do not leave it alone, and a query whose answer depends on the moment has none."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core.query_cache import cache_key, depends_on_the_moment
+from core.sql.cache_key import cache_key, depends_on_the_moment
 from schemas.jobs import MaskedPlan, QueryPlan, ViewPlan
 
 pytestmark = pytest.mark.unit

@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from core.versions import LATEST_PUBLISHED, Version, VersionNotResolved, resolve, selector_of
-from schemas.scheduled_actions import ToolConfig
+from schemas.scheduled.actions import ToolConfig
 from schemas.versions import VersionSelector, VersionState
 from schemas.webhooks import ResourceExecutionConfig
 

@@ -11,10 +11,10 @@ from sqlalchemy import select
 
 from core.schedules.catchup import MAX_MISSED_PER_CATCH_UP, catch_up
 from core.schedules.window import NO_WINDOW, FireWindow
-from schemas.scheduled_events import RunStatus
-from schemas.schedules import load_schedule_spec
-from sinks.db import scheduled_events
+from schemas.scheduled.events import RunStatus
+from schemas.scheduled.schedules import load_schedule_spec
 from sinks.db.models import ScheduledEventRun
+from sinks.db.scheduled import events
 from tests.fixtures.stack import Db
 from tests.unit.test_schedule_control_claims import EVERY_MINUTE, add_event, event
 
@@ -104,9 +104,9 @@ def runs_of(db: Db, event_id: str) -> list[ScheduledEventRun]:
         return rows
 
 
-def claim(db: Db, now: datetime) -> list[scheduled_events.Tick]:
+def claim(db: Db, now: datetime) -> list[events.Tick]:
     with db.sessions.begin() as session:
-        return scheduled_events.claim_due(session, now, None, 100)
+        return events.claim_due(session, now, None, 100)
 
 
 def test_the_claim_writes_missed_runs_with_the_events_own_window(db: Db) -> None:

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from schemas.scheduled_events import RunStatus
-from sinks.db import scheduled_controls, scheduled_events, scheduled_runs, scheduled_sweeps
+from schemas.scheduled.events import RunStatus
 from sinks.db.models import ScheduledEvent, ScheduledEventRun
+from sinks.db.scheduled import controls as scheduled_controls
+from sinks.db.scheduled import events, runs, sweeps
 from tests.fixtures.stack import Db
 
 pytestmark = pytest.mark.unit
@@ -28,7 +29,7 @@ def add_event(db: Db, spec: dict[str, Any], next_fire_at: datetime | None, **fie
     anchor = fields.pop("anchor_at", NOW - timedelta(minutes=1))
     with db.sessions.begin() as session:
         row = ScheduledEvent(
-            id=scheduled_events.new_id(),
+            id=events.new_id(),
             company_id=company.company_id,
             owner_id=company.user_id,
             name="e",
@@ -43,13 +44,13 @@ def add_event(db: Db, spec: dict[str, Any], next_fire_at: datetime | None, **fie
             action_after_completion=fields.pop("action_after_completion", "NONE"),
             **fields,
         )
-        scheduled_events.add(session, row)
+        events.add(session, row)
         return row.id
 
 
-def claim(db: Db, now: datetime) -> list[scheduled_events.Tick]:
+def claim(db: Db, now: datetime) -> list[events.Tick]:
     with db.sessions.begin() as session:
-        return scheduled_events.claim_due(session, now, timedelta(hours=1), 100)
+        return events.claim_due(session, now, timedelta(hours=1), 100)
 
 
 def event(db: Db, event_id: str) -> ScheduledEvent:
@@ -79,11 +80,11 @@ def test_delete_removes_the_event_when_its_last_run_ends(db: Db) -> None:
     (tick,) = claim(db, NOW)
     assert event(db, event_id).deleted_at is None  # its run has not ended yet
     with db.sessions.begin() as session:
-        (work,) = scheduled_runs.claim_runs(session, [tick.run_id], NOW)
+        (work,) = runs.claim_runs(session, [tick.run_id], NOW)
     assert work.delete_when_done and not work.manual
     later = NOW + timedelta(seconds=3)
     with db.sessions.begin() as session:
-        assert scheduled_runs.finish_run(
+        assert runs.finish_run(
             session, work.run_id, RunStatus.FAILED, later, None, "boom", NOW, 1, delete_event=work.event_id
         )
     assert event(db, event_id).deleted_at == later
@@ -115,7 +116,7 @@ def test_a_pause_withdraws_a_fire_claimed_ahead_and_it_is_no_run(db: Db) -> None
         assert row is not None
         row.paused_until = NOW + timedelta(minutes=5)
     with db.sessions.begin() as session:
-        assert scheduled_runs.claim_runs(session, [tick.run_id], NOW) == []
+        assert runs.claim_runs(session, [tick.run_id], NOW) == []
     with db.sessions() as session:
         assert session.query(ScheduledEventRun).count() == 0
 
@@ -136,7 +137,7 @@ def test_run_now_acts_on_a_disabled_or_paused_event_and_leaves_its_grid(db: Db) 
         tick = scheduled_controls.add_manual_run(session, row, NOW)
         assert scheduled_controls.pending_manual(session, row.company_id, event_id) == 1
     with db.sessions.begin() as session:
-        (work,) = scheduled_runs.claim_runs(session, [tick.run_id], NOW)
+        (work,) = runs.claim_runs(session, [tick.run_id], NOW)
     assert work.manual and not work.delete_when_done and work.scheduled_for == NOW
     assert event(db, event_id).next_fire_at == due
 
@@ -147,8 +148,8 @@ def test_the_reconcilers_final_failure_ends_a_delete_event(db: Db) -> None:
     with db.sessions.begin() as session:
         run = session.get(ScheduledEventRun, tick.run_id)
         assert run is not None
-        run.status, run.started_at, run.attempt = "RUNNING", NOW, scheduled_sweeps.MAX_ATTEMPTS
+        run.status, run.started_at, run.attempt = "RUNNING", NOW, sweeps.MAX_ATTEMPTS
     later = NOW + timedelta(hours=1)
     with db.sessions.begin() as session:
-        assert scheduled_sweeps.take_abandoned(session, later, timedelta(seconds=1), 10) == []
+        assert sweeps.take_abandoned(session, later, timedelta(seconds=1), 10) == []
     assert event(db, event_id).deleted_at == later

@@ -13,9 +13,9 @@ from core.schedules.controls import check_dates, check_has_fire, check_pause_unt
 from core.schedules.preview import fire_times
 from core.schedules.spec import ScheduleError, next_fire, parse_schedule_expression
 from core.schedules.window import NO_WINDOW, FireWindow
-from schemas.scheduled_controls import ActionAfterCompletion, PauseRequest, RunNowRequest
-from schemas.scheduled_events import CreateEventRequest, UpdateEventRequest
-from schemas.schedules import load_schedule_spec
+from schemas.scheduled.controls import ActionAfterCompletion, PauseRequest, RunNowRequest
+from schemas.scheduled.events import CreateEventRequest, UpdateEventRequest
+from schemas.scheduled.schedules import load_schedule_spec
 
 pytestmark = pytest.mark.unit
 

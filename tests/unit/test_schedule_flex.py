@@ -11,9 +11,9 @@ from pydantic import ValidationError
 from core.schedules.preview import fire_times
 from core.schedules.spec import next_fire
 from core.schedules.window import NO_WINDOW, FireWindow
-from schemas.scheduled_catchup import FlexibleTimeWindow
-from schemas.schedules import load_schedule_spec
-from sinks.db import scheduled_events
+from schemas.scheduled.catchup import FlexibleTimeWindow
+from schemas.scheduled.schedules import load_schedule_spec
+from sinks.db.scheduled import events
 from tests.fixtures.stack import Db
 from tests.unit.test_schedule_control_claims import EVERY_MINUTE, add_event, event
 
@@ -79,13 +79,13 @@ def test_flexible_time_window_is_validated(body: dict[str, object], message: str
 def test_the_scheduler_claims_the_moved_fire_and_moves_the_next(db: Db) -> None:
     event_id = add_event(db, EVERY_MINUTE, None, anchor_at=NOW, flex_window_minutes=10)
     row = event(db, event_id)
-    window = scheduled_events.fire_window(row)
+    window = events.fire_window(row)
     assert (window.flex_seconds, window.flex_key) == (600, event_id)
     first = next_fire(SPEC, NOW, anchor=NOW, window=window)
     assert first is not None
     with db.sessions.begin() as session:
-        scheduled_events.set_next_fire(session, row.company_id, event_id, first, NOW)
+        events.set_next_fire(session, row.company_id, event_id, first, NOW)
     with db.sessions.begin() as session:
-        ticks = scheduled_events.claim_due(session, first, None, 100)
+        ticks = events.claim_due(session, first, None, 100)
     assert [tick.scheduled_for for tick in ticks] == [first]
     assert event(db, event_id).next_fire_at == next_fire(SPEC, first, anchor=NOW, window=window)

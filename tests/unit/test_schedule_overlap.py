@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from schemas.scheduled_events import RunStatus
-from sinks.db import scheduled_overlap, scheduled_runs
+from schemas.scheduled.events import RunStatus
 from sinks.db.models import ScheduledEventRun
+from sinks.db.scheduled import overlap, runs
 from tests.fixtures.stack import Db
 from tests.unit.test_schedule_control_claims import EVERY_MINUTE, add_event, event
 
@@ -45,9 +45,9 @@ def add_run(
     return run_id
 
 
-def start(db: Db, run_id: str) -> list[scheduled_runs.RunWork]:
+def start(db: Db, run_id: str) -> list[runs.RunWork]:
     with db.sessions.begin() as session:
-        return scheduled_runs.claim_runs(session, [run_id], NOW)
+        return runs.claim_runs(session, [run_id], NOW)
 
 
 def run(db: Db, run_id: str) -> ScheduledEventRun:
@@ -60,7 +60,7 @@ def run(db: Db, run_id: str) -> ScheduledEventRun:
 
 def release(db: Db) -> list[str]:
     with db.sessions.begin() as session:
-        return [tick.run_id for tick in scheduled_overlap.take_released(session, NOW, 100)]
+        return [tick.run_id for tick in overlap.take_released(session, NOW, 100)]
 
 
 def test_skip_is_the_default_and_records_the_reason(db: Db) -> None:
@@ -112,7 +112,7 @@ def test_buffer_one_keeps_one_fire_waiting_and_starts_it_when_the_running_one_en
     assert start(db, waiting) == [] and run(db, waiting).buffered
     assert release(db) == []
     with db.sessions.begin() as session:
-        assert scheduled_runs.finish_run(
+        assert runs.finish_run(
             session, busy, RunStatus.SUCCEEDED, NOW, None, None, started_at=NOW - 2 * MINUTE
         )
     assert release(db) == [waiting]
@@ -126,10 +126,10 @@ def test_backfill_runs_go_one_at_a_time_whatever_the_policy(db: Db) -> None:
     second = add_run(db, event_id, NOW - 2 * MINUTE, "QUEUED", backfill=True)
     third = add_run(db, event_id, NOW - MINUTE, "QUEUED", backfill=True)
     with db.sessions.begin() as session:
-        works = scheduled_runs.claim_runs(session, [first, second, third], NOW)
+        works = runs.claim_runs(session, [first, second, third], NOW)
     assert [work.run_id for work in works] == [first]
     assert run(db, second).buffered and run(db, third).buffered  # never skipped
     assert release(db) == []
     with db.sessions.begin() as session:
-        scheduled_runs.finish_run(session, first, RunStatus.SUCCEEDED, NOW, None, None, started_at=NOW)
+        runs.finish_run(session, first, RunStatus.SUCCEEDED, NOW, None, None, started_at=NOW)
     assert release(db) == [second]  # the earlier one only

@@ -11,8 +11,8 @@ from pydantic import ValidationError
 
 from core.schedules.preview import check_cron_syntax, fire_times, preview_timezone, show_in_zone
 from core.schedules.spec import ScheduleError, next_fire
-from schemas.scheduled_preview import SchedulePreviewRequest, parse_instant
-from schemas.schedules import CronConfig, CronSpec, EveryConfig, EverySpec, OnceConfig, OnceSpec
+from schemas.scheduled.preview import SchedulePreviewRequest, parse_instant
+from schemas.scheduled.schedules import CronConfig, CronSpec, EveryConfig, EverySpec, OnceConfig, OnceSpec
 
 pytestmark = pytest.mark.unit
 

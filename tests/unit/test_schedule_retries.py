@@ -1,5 +1,5 @@
 """retryPolicy's backoff schedule (core/schedules/retries.py) and the validation of retryPolicy and
-deadLetterConfig on /create and /update (schemas/scheduled_retries.py)."""
+deadLetterConfig on /create and /update (schemas/scheduled/retries.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from core.schedules.retries import (
     planned_delay,
 )
 from ingress.errors import messages_of
-from schemas.scheduled_events import CreateEventRequest, UpdateEventRequest
+from schemas.scheduled.events import CreateEventRequest, UpdateEventRequest
 
 BACKOFF = Backoff(base_seconds=1.0, max_seconds=300.0)
 NOW = datetime(2027, 1, 4, 8, 0, tzinfo=UTC)

@@ -15,7 +15,7 @@ from core.schedules.spec import (
     to_schedule_expression,
     validate_spec,
 )
-from schemas.schedules import (
+from schemas.scheduled.schedules import (
     CronSpec,
     EverySpec,
     OnceSpec,

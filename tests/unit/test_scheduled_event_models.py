@@ -10,10 +10,11 @@ import pytest
 from pydantic import ValidationError
 
 from core.schedules.spec import ScheduleError, parse_schedule_expression, validate_spec
-from schemas.scheduled_actions import ActionType, ToolConfig, missing_target_message, target_id
-from schemas.scheduled_events import CreateEventRequest, RunStatus, UpdateEventRequest
-from sinks.db import scheduled_events, scheduled_runs, scheduled_sweeps
+from schemas.scheduled.actions import ActionType, ToolConfig, missing_target_message, target_id
+from schemas.scheduled.events import CreateEventRequest, RunStatus, UpdateEventRequest
 from sinks.db.models import ScheduledEvent, ScheduledEventRun
+from sinks.db.scheduled import events as scheduled_events
+from sinks.db.scheduled import runs, sweeps
 from tests.fixtures.stack import Db
 
 pytestmark = pytest.mark.unit
@@ -197,10 +198,10 @@ def test_claim_run_is_compare_and_set(db: Db) -> None:
     add_event(db, EVERY_MINUTE, next_fire_at=NOW, anchor=NOW - timedelta(minutes=1))
     (tick,) = claim(db, NOW)
     with db.sessions.begin() as session:
-        work = scheduled_runs.claim_run(session, tick.run_id, NOW)
+        work = runs.claim_run(session, tick.run_id, NOW)
         assert work is not None and work.config == TOOL
     with db.sessions.begin() as session:
-        assert scheduled_runs.claim_run(session, tick.run_id, NOW) is None
+        assert runs.claim_run(session, tick.run_id, NOW) is None
 
 
 def test_a_run_past_its_grace_goes_to_another_attempt_unless_this_process_is_acting_on_it(db: Db) -> None:
@@ -208,18 +209,18 @@ def test_a_run_past_its_grace_goes_to_another_attempt_unless_this_process_is_act
         add_event(db, EVERY_MINUTE, next_fire_at=NOW, anchor=NOW - timedelta(minutes=minutes))
     ticks = claim(db, NOW)
     with db.sessions.begin() as session:
-        works = scheduled_runs.claim_runs(session, [tick.run_id for tick in ticks], NOW)
+        works = runs.claim_runs(session, [tick.run_id for tick in ticks], NOW)
     mine, lost = works[0].run_id, works[1].run_id
     later, grace = NOW + timedelta(seconds=30), timedelta(seconds=20)
     with db.sessions.begin() as session:
-        again = scheduled_sweeps.take_abandoned(session, later, grace, 10, acting=frozenset({mine}))
+        again = sweeps.take_abandoned(session, later, grace, 10, acting=frozenset({mine}))
     assert [tick.run_id for tick in again] == [lost]
     with db.sessions() as session:
         statuses = {run.id: (run.status, run.attempt) for run in session.query(ScheduledEventRun)}
     assert statuses == {mine: ("RUNNING", 1), lost: ("QUEUED", 2)}
     # Its outcome is still recorded, and nothing was handed to a second attempt.
     with db.sessions.begin() as session:
-        assert scheduled_runs.finish_run(session, mine, RunStatus.SUCCEEDED, later, None, None, NOW)
+        assert runs.finish_run(session, mine, RunStatus.SUCCEEDED, later, None, None, NOW)
 
 
 @pytest.mark.parametrize("status", [RunStatus.SUCCEEDED, RunStatus.FAILED])
@@ -228,15 +229,15 @@ def test_an_outcome_of_a_replaced_attempt_is_not_written_onto_the_next(db: Db, s
     add_event(db, EVERY_MINUTE, next_fire_at=NOW, anchor=NOW - timedelta(minutes=1))
     (tick,) = claim(db, NOW)
     with db.sessions.begin() as session:
-        (first,) = scheduled_runs.claim_runs(session, [tick.run_id], NOW)
+        (first,) = runs.claim_runs(session, [tick.run_id], NOW)
     later = NOW + timedelta(seconds=30)
     with db.sessions.begin() as session:
-        scheduled_sweeps.take_abandoned(session, later, timedelta(seconds=20), 10)
+        sweeps.take_abandoned(session, later, timedelta(seconds=20), 10)
     with db.sessions.begin() as session:
-        (second,) = scheduled_runs.claim_runs(session, [tick.run_id], later)
+        (second,) = runs.claim_runs(session, [tick.run_id], later)
     assert (first.attempt, second.attempt) == (1, 2)
     with db.sessions.begin() as session:
-        stale = scheduled_runs.finish_run(
+        stale = runs.finish_run(
             session, first.run_id, status, later, None, "late", first.started_at, attempt=first.attempt
         )
     assert stale is False
@@ -244,6 +245,6 @@ def test_an_outcome_of_a_replaced_attempt_is_not_written_onto_the_next(db: Db, s
         run = session.get(ScheduledEventRun, tick.run_id)
         assert run is not None and (run.status, run.attempt) == ("RUNNING", 2)
     with db.sessions.begin() as session:
-        assert scheduled_runs.finish_run(
+        assert runs.finish_run(
             session, second.run_id, RunStatus.SUCCEEDED, later, None, None, second.started_at, attempt=2
         )

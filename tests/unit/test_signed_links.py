@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from ingress.signed_links import LinkError, make_token, read_token
+from ingress.analytics.signed_links import LinkError, make_token, read_token
 
 pytestmark = pytest.mark.unit
 

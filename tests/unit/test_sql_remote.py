@@ -23,7 +23,7 @@ from core.sql.front import (
     parse_query,
     partition_predicates,
 )
-from ingress import sql_analysis
+from ingress.analytics import sql_analysis
 from ingress.errors import ApiError
 from schemas.column_types import parse_column_type
 from schemas.settings import Settings

@@ -1,4 +1,5 @@
-"""Pure parts of the trigger's screens (ingress/trigger_screening.py) and the paths in 400 messages."""
+"""Pure parts of the trigger's screens (ingress/webhooks/trigger_screening.py) and the paths in 400
+messages."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pydantic import ValidationError
 from starlette.requests import Request
 
 from ingress.errors import messages_of
-from ingress.trigger_screening import parsed_json, public_url
+from ingress.webhooks.trigger_screening import parsed_json, public_url
 from schemas.settings import Settings
 from schemas.webhooks import WebhookConfig
 

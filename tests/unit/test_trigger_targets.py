@@ -4,8 +4,8 @@ from collections.abc import Callable
 
 import pytest
 
-from ingress.trigger_targets import TriggerTargets
-from sinks.db.deliveries import TriggerTarget
+from ingress.webhooks.trigger_targets import TriggerTargets
+from sinks.db.webhooks.deliveries import TriggerTarget
 
 pytestmark = pytest.mark.unit
 

@@ -11,13 +11,13 @@ import pytest
 from sqlalchemy import select
 
 from schemas.settings import Settings
-from sinks.db import uploads
+from sinks.db.analytics import uploads
 from sinks.db.models import Upload
 from sinks.objectstore import NoSuchUpload
 from sinks.objectstore.local import LocalObjectStore
+from streams.analytics.uploads import SWEEP_SECONDS, UploadSweeper, sweep_expired, sweep_interval
 from streams.app import create_app
 from streams.areas import AREAS
-from streams.uploads import SWEEP_SECONDS, UploadSweeper, sweep_expired, sweep_interval
 from tests.fixtures.stack import Db
 
 pytestmark = pytest.mark.unit

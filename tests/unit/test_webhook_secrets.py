@@ -1,4 +1,4 @@
-"""A webhook's verification secret at rest (sinks/db/webhook_secrets.py): sealed, answered as a hint only."""
+"""A webhook's verification secret at rest (sinks/db/webhooks/secrets.py): sealed, answered as a hint only."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 
 from schemas.verification import VerificationConfig
-from sinks.db.webhook_secrets import SEALED_SECRET, answered, stored_verification, verification_of
+from sinks.db.webhooks.secrets import SEALED_SECRET, answered, stored_verification, verification_of
 from sinks.iceberg.exceptions import MaskingError
 from sinks.iceberg.masking import Masker
 

@@ -21,7 +21,8 @@ from tests.fixtures.worker import Worker
 
 pytestmark = pytest.mark.integration
 
-# A LOAD job's /job-status fields (ingress/job_views.py status_body): an APPEND job answers the same ones.
+# A LOAD job's /job-status fields (ingress/analytics/job_views.py status_body): an APPEND job answers the
+# same ones.
 LOAD_STATUS_FIELDS = {
     "jobId",
     "kind",

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import select
 
 from schemas.settings import Settings
-from sinks.db import tables
+from sinks.db.analytics import tables
 from sinks.db.models import TableWrite
 from sinks.kafka import ensure_topics
 from tests.fixtures.tables import Tables

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from sinks.db import jobs
+from sinks.db.analytics import jobs
 from sinks.job_results import result_key
 from sinks.result_orphans import named_keys
 from tests.fixtures.query_plans import plans, statements

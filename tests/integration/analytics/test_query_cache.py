@@ -14,7 +14,7 @@ import pytest
 
 from schemas.jobs import JobKind, JobState
 from schemas.settings import Settings
-from sinks.db import jobs
+from sinks.db.analytics import jobs
 from sinks.db.models import Job
 from tests.fixtures import module_stack
 from tests.fixtures.stack import make_settings

@@ -17,7 +17,7 @@ from sqlalchemy import func, select, update
 from core.request_ids import request_digest
 from schemas.jobs import JobKind, JobState
 from schemas.settings import Settings
-from sinks.db import jobs
+from sinks.db.analytics import jobs
 from sinks.db.models import Job, User
 from tests.fixtures import module_stack
 from tests.fixtures.stack import make_settings

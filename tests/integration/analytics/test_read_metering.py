@@ -14,7 +14,7 @@ from pyiceberg.types import LongType
 from sqlalchemy import select
 
 from schemas.settings import Settings
-from sinks.db import read_charges
+from sinks.db.analytics import read_charges
 from sinks.db.models import ReadCharge
 from sinks.iceberg import catalog as iceberg
 from sinks.table_reads import summary

@@ -16,8 +16,8 @@ from sqlalchemy import insert
 from schemas.ids import new_id
 from schemas.jobs import JobKind, JobState
 from schemas.settings import Settings
-from sinks.db import jobs
-from sinks.db.jobs import Outcome
+from sinks.db.analytics import jobs
+from sinks.db.analytics.jobs import Outcome
 from sinks.db.models import AnalyticsTable
 from sinks.job_results import result_key
 from sinks.objectstore import ObjectStore, object_store

@@ -8,9 +8,9 @@ from typing import Any
 import httpx
 import pytest
 
-from ingress.routes.intake import part_token
+from ingress.analytics.intake import part_token
 from schemas.settings import Settings
-from sinks.db.uploads import uploaded_object
+from sinks.db.analytics.uploads import uploaded_object
 from sinks.objectstore import MIN_PART_BYTES, ObjectStore
 from tests.fixtures.stack import Ingress, ServedIngress, make_settings, migrated
 from tests.fixtures.tables import Tables

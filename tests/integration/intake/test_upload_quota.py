@@ -18,11 +18,11 @@ import pytest
 from sqlalchemy import select
 
 from schemas.settings import Settings
-from sinks.db import uploads
+from sinks.db.analytics import uploads
 from sinks.db.models import Upload
 from sinks.objectstore import ObjectStore, object_store
 from sinks.objectstore.local import LocalObjectStore
-from streams.uploads import sweep_expired
+from streams.analytics.uploads import sweep_expired
 from tests.fixtures.s3 import s3_server
 from tests.fixtures.stack import Db, Ingress, make_settings, migrated
 from tests.fixtures.tables import Tables

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from schemas.scheduled_events import RunStatus
+from schemas.scheduled.events import RunStatus
 from sinks.db.models import ScheduledEventRun
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.two_workers import wait_until

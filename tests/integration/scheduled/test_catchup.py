@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sinks.db import scheduled_events
+from sinks.db.scheduled import events
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.two_workers import wait_until
 from tests.fixtures.worker import Worker
@@ -65,9 +65,7 @@ def test_a_worker_records_fires_past_the_window_as_missed_and_runs_the_latest(
     # As if no worker ran for five minutes: fires 4:30, 3:30, 2:30, 1:30 and 0:30 minutes ago are overdue.
     first = now - timedelta(minutes=4, seconds=30)
     with scene.db.sessions.begin() as session:
-        scheduled_events.set_next_fire(
-            session, scene.company_id, event_id, first, first - timedelta(minutes=1)
-        )
+        events.set_next_fire(session, scene.company_id, event_id, first, first - timedelta(minutes=1))
     done = wait_until(lambda: [r for r in runs(scene, event_id) if r["status"] == "SUCCEEDED"])
     latest = now - timedelta(seconds=30)
     assert at(done[-1]) == latest

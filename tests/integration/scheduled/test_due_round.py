@@ -1,5 +1,5 @@
-"""The scheduler's timer round in one unit of work (sinks/db/scheduled_due.py) and the reconciler's
-(scheduled_sweeps.take_stray): a probe decides which queries run, and it never hides work of any kind."""
+"""The scheduler's timer round in one unit of work (sinks/db/scheduled/due.py) and the reconciler's
+(sweeps.take_stray): a probe decides which queries run, and it never hides work of any kind."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ import pytest
 from sqlalchemy import event, func, select, update
 from sqlalchemy.engine import Connection
 
-from schemas.scheduled_events import RunStatus
-from sinks.db import scheduled_due, scheduled_events, scheduled_sweeps
+from schemas.scheduled.events import RunStatus
 from sinks.db.models import ScheduledEvent, ScheduledEventRun
+from sinks.db.scheduled import due as scheduled_due
+from sinks.db.scheduled import events as scheduled_events
+from sinks.db.scheduled import sweeps
 from tests.fixtures.query_plans import statements
 from tests.fixtures.stack import Db
 from tests.unit.test_scheduled_event_models import EVERY_MINUTE, NOW, add_event, claim
@@ -85,12 +87,12 @@ def test_the_reconcilers_round_takes_lost_and_abandoned_runs_and_only_them(db: D
     set_run(db, fine, status=RunStatus.RUNNING.value, started_at=NOW, lease_until=NOW + timedelta(hours=1))
     later = NOW + timedelta(minutes=5)
     with db.sessions.begin() as session:
-        nothing = scheduled_sweeps.take_stray(
+        nothing = sweeps.take_stray(
             session, now=NOW, queued_grace=LEASE, judged=NOW, running_grace=LEASE, limit=10
         )
     assert nothing == ([], [])
     with db.sessions.begin() as session:
-        found_lost, found_abandoned = scheduled_sweeps.take_stray(
+        found_lost, found_abandoned = sweeps.take_stray(
             session,
             now=later,
             queued_grace=LEASE,

@@ -13,7 +13,8 @@ import pytest
 
 from schemas.admin import ResourceSpec
 from schemas.settings import Settings
-from sinks.db import resources, scheduled_events
+from sinks.db import resources
+from sinks.db.scheduled import events as scheduled_events
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.stack import Db
 from tests.fixtures.two_workers import wait_until

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from core.schedules.spec import next_fire, parse_schedule_expression
-from schemas.schedules import CronSpec, EverySpec, OnceSpec, load_schedule_spec
-from sinks.db import scheduled_events
+from schemas.scheduled.schedules import CronSpec, EverySpec, OnceSpec, load_schedule_spec
+from sinks.db.scheduled import events as scheduled_events
 from tests.integration.scheduled.conftest import Scene, tool_event
 
 pytestmark = pytest.mark.integration

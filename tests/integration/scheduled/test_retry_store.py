@@ -1,4 +1,4 @@
-"""Retries and dead letters in the repository (sinks/db/scheduled_retries.py): a retry is stored with its due
+"""Retries and dead letters in the repository (sinks/db/scheduled/retries.py): a retry is stored with its due
 time (it survives a worker: nothing but the DB holds it), its tick is sent once, the claim refuses it before
 its time, and a dead-letter record owed with the FAILED state is claimed by one publisher at a time and owed
 again if that publisher dies before clearing it."""
@@ -11,9 +11,10 @@ import pytest
 from sqlalchemy import update
 
 from core.schedules.retries import Backoff
-from schemas.scheduled_events import RunStatus
-from sinks.db import scheduled_retries, scheduled_runs
+from schemas.scheduled.events import RunStatus
 from sinks.db.models import ScheduledEvent, ScheduledEventRun
+from sinks.db.scheduled import retries as scheduled_retries
+from sinks.db.scheduled import runs as scheduled_runs
 from tests.fixtures.stack import Db
 from tests.unit.test_scheduled_event_models import EVERY_MINUTE, NOW, add_event, claim
 

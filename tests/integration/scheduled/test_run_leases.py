@@ -9,9 +9,10 @@ from datetime import datetime, timedelta
 import pytest
 from sqlalchemy import update
 
-from schemas.scheduled_events import RunStatus
-from sinks.db import scheduled_runs, scheduled_sweeps
+from schemas.scheduled.events import RunStatus
 from sinks.db.models import ScheduledEventRun
+from sinks.db.scheduled import runs as scheduled_runs
+from sinks.db.scheduled import sweeps
 from tests.fixtures.stack import Db
 from tests.unit.test_scheduled_event_models import EVERY_MINUTE, NOW, add_event, claim
 
@@ -47,8 +48,8 @@ def test_the_claim_writes_a_lease_and_one_statement_renews_the_held_attempts(db:
     later = NOW + timedelta(seconds=40)
     with db.sessions.begin() as session:
         # The second run is held as attempt 2 (another attempt's run), the third ended: neither is renewed.
-        renewed = scheduled_sweeps.renew_leases(session, [(first, 1), (second, 2), (third, 1)], later + LEASE)
-        assert scheduled_sweeps.renew_leases(session, [], later) == 0
+        renewed = sweeps.renew_leases(session, [(first, 1), (second, 2), (third, 1)], later + LEASE)
+        assert sweeps.renew_leases(session, [], later) == 0
     assert renewed == 1
     found = leases(db)
     assert found[first] == ("RUNNING", 1, later + LEASE)
@@ -60,9 +61,9 @@ def test_a_run_is_taken_only_once_its_lease_ran_out_however_long_it_ran(db: Db) 
     renewed, expired = claimed_runs(db, 2)
     hour_later = NOW + timedelta(hours=1)
     with db.sessions.begin() as session:
-        scheduled_sweeps.renew_leases(session, [(renewed, 1)], hour_later + LEASE)
+        sweeps.renew_leases(session, [(renewed, 1)], hour_later + LEASE)
         # Far past the grace, but renewed: kept. The other one's lease ran out: its next attempt is queued.
-        again = scheduled_sweeps.take_abandoned(session, hour_later, GRACE, 10)
+        again = sweeps.take_abandoned(session, hour_later, GRACE, 10)
     assert [tick.run_id for tick in again] == [expired]
     found = leases(db)
     assert found[renewed] == ("RUNNING", 1, hour_later + LEASE)
@@ -72,18 +73,18 @@ def test_a_run_is_taken_only_once_its_lease_ran_out_however_long_it_ran(db: Db) 
 def test_a_run_is_taken_as_soon_as_its_lease_ran_out_before_the_old_grace(db: Db) -> None:
     (run,) = claimed_runs(db, 1)
     with db.sessions.begin() as session:
-        assert scheduled_sweeps.take_abandoned(session, NOW + LEASE, GRACE, 10) == []
+        assert sweeps.take_abandoned(session, NOW + LEASE, GRACE, 10) == []
     with db.sessions.begin() as session:
-        again = scheduled_sweeps.take_abandoned(session, NOW + LEASE + timedelta(seconds=1), GRACE, 10)
+        again = sweeps.take_abandoned(session, NOW + LEASE + timedelta(seconds=1), GRACE, 10)
     assert [tick.run_id for tick in again] == [run]
 
 
 def test_a_run_without_a_lease_keeps_the_grace_rule(db: Db) -> None:
     (run,) = claimed_runs(db, 1, lease=False)
     with db.sessions.begin() as session:
-        assert scheduled_sweeps.take_abandoned(session, NOW + GRACE, GRACE, 10) == []
+        assert sweeps.take_abandoned(session, NOW + GRACE, GRACE, 10) == []
     with db.sessions.begin() as session:
-        again = scheduled_sweeps.take_abandoned(session, NOW + GRACE + timedelta(seconds=1), GRACE, 10)
+        again = sweeps.take_abandoned(session, NOW + GRACE + timedelta(seconds=1), GRACE, 10)
     assert [tick.run_id for tick in again] == [run]
 
 
@@ -92,10 +93,10 @@ def test_the_process_acting_on_a_run_keeps_it_even_with_its_lease_run_out(db: Db
     mine, lost = claimed_runs(db, 2)
     later = NOW + LEASE + timedelta(seconds=1)
     with db.sessions.begin() as session:
-        again = scheduled_sweeps.take_abandoned(session, later, GRACE, 10, acting=frozenset({mine}))
+        again = sweeps.take_abandoned(session, later, GRACE, 10, acting=frozenset({mine}))
     assert [tick.run_id for tick in again] == [lost]
     with db.sessions.begin() as session:
-        session.execute(update(ScheduledEventRun).values(attempt=scheduled_sweeps.MAX_ATTEMPTS))
+        session.execute(update(ScheduledEventRun).values(attempt=sweeps.MAX_ATTEMPTS))
         # The last attempt whose lease ran out fails instead of going round again.
-        assert scheduled_sweeps.take_abandoned(session, later, GRACE, 10) == []
+        assert sweeps.take_abandoned(session, later, GRACE, 10) == []
     assert leases(db)[mine][0] == "FAILED"

@@ -12,10 +12,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select, update
 
-from schemas.scheduled_events import RunStatus
-from sinks.db import scheduled_batches, scheduled_runs
+from schemas.scheduled.events import RunStatus
 from sinks.db.group_commit import Gathered, GroupCommitter
 from sinks.db.models import ScheduledEventRun
+from sinks.db.scheduled import batches
+from sinks.db.scheduled import runs as scheduled_runs
 from tests.fixtures.query_plans import plans, statements
 from tests.fixtures.stack import Db
 from tests.unit.test_scheduled_event_models import EVERY_MINUTE, add_event, claim
@@ -92,9 +93,9 @@ def test_the_in_progress_check_looks_up_the_events_runs_by_event(db: Db) -> None
     assert inner and all("(event_id=?)" in step for step in inner), selects
 
 
-def _ends(run_ids: list[str], attempt: int = 1) -> list[scheduled_batches.PlainEnd]:
+def _ends(run_ids: list[str], attempt: int = 1) -> list[batches.PlainEnd]:
     return [
-        scheduled_batches.PlainEnd(
+        batches.PlainEnd(
             run_id=run_id,
             attempt=attempt,
             status=RunStatus.SUCCEEDED,
@@ -120,7 +121,7 @@ def test_plain_ends_of_a_group_commit_run_as_one_statement(db: Db) -> None:
     committer.start()
 
     async def finish() -> None:
-        ends = [Gathered(scheduled_batches.finish_plain_runs, end) for end in _ends(run_ids)]
+        ends = [Gathered(batches.finish_plain_runs, end) for end in _ends(run_ids)]
         await asyncio.gather(*(committer.run(end) for end in ends))
 
     try:
@@ -146,7 +147,7 @@ def test_a_plain_end_leaves_a_run_another_attempt_holds(db: Db) -> None:
         session.execute(
             update(ScheduledEventRun).where(ScheduledEventRun.id == ended).values(status="FAILED")
         )
-        scheduled_batches.finish_plain_runs(session, _ends([taken, ended, running]))
+        batches.finish_plain_runs(session, _ends([taken, ended, running]))
     runs = _runs(db)
     assert (runs[taken].status, runs[taken].attempt, runs[taken].ended_at) == ("RUNNING", 2, None)
     assert runs[ended].status == "FAILED" and runs[ended].response_json is None
@@ -155,7 +156,7 @@ def test_a_plain_end_leaves_a_run_another_attempt_holds(db: Db) -> None:
 
 def test_a_failed_end_is_not_a_plain_one() -> None:
     with pytest.raises(ValueError, match="finish_run"):
-        scheduled_batches.PlainEnd("r", 1, RunStatus.FAILED, NOW, NOW, None, "boom")
+        batches.PlainEnd("r", 1, RunStatus.FAILED, NOW, NOW, None, "boom")
 
 
 def test_claims_gathered_by_a_group_commit_run_two_statements_and_each_gets_its_runs(db: Db) -> None:
@@ -163,12 +164,12 @@ def test_claims_gathered_by_a_group_commit_run_two_statements_and_each_gets_its_
     statements; each gets the works of its own runs, a run named twice goes to the first claim."""
     run_ids = fired_runs(db, 6)
     claims = [
-        scheduled_batches.Claim(run_ids[:2], NOW, NOW + timedelta(seconds=30)),
-        scheduled_batches.Claim([run_ids[2], run_ids[1]], NOW + timedelta(milliseconds=3)),
-        scheduled_batches.Claim(run_ids[3:], NOW + timedelta(milliseconds=1), NOW + timedelta(seconds=31)),
+        batches.Claim(run_ids[:2], NOW, NOW + timedelta(seconds=30)),
+        batches.Claim([run_ids[2], run_ids[1]], NOW + timedelta(milliseconds=3)),
+        batches.Claim(run_ids[3:], NOW + timedelta(milliseconds=1), NOW + timedelta(seconds=31)),
     ]
     with db.sessions.begin() as session, statements(db.engine) as seen:
-        works = scheduled_batches.claim_together(session, claims)
+        works = batches.claim_together(session, claims)
         session.flush()
     assert [statement.split()[0] for statement, _ in seen] == ["UPDATE", "SELECT"]
     assert [[work.run_id for work in claimed] for claimed in works] == [
@@ -178,4 +179,4 @@ def test_claims_gathered_by_a_group_commit_run_two_statements_and_each_gets_its_
     ]
     assert {work.started_at for claimed in works for work in claimed} == {NOW + timedelta(milliseconds=3)}
     assert set(_runs(db)[run_id].lease_until for run_id in run_ids) == {NOW + timedelta(seconds=31)}
-    assert scheduled_batches.claim_together(session, []) == []
+    assert batches.claim_together(session, []) == []

@@ -16,7 +16,7 @@ import pytest
 from pyiceberg.table import Table
 
 from schemas.settings import Settings
-from sinks.db import table_maintenance as rows
+from sinks.db.analytics import table_maintenance as rows
 from sinks.iceberg import catalog as iceberg
 from sinks.iceberg.snapshots import COMPACT_MARK, MAINTENANCE
 from tests.fixtures.processes import json_log

@@ -1,4 +1,5 @@
-"""The automatic maintenance's lease per table (sinks/db/table_maintenance.py, streams/maintenance.py), on
+"""The automatic maintenance's lease per table (sinks/db/analytics/table_maintenance.py,
+streams/analytics/maintenance.py), on
 SQLite and on PostgreSQL whatever SVC_TEST_DATABASE says: one claim wins among concurrent ones, a lease held
 keeps every other worker off the table until it is released or runs out, a holder that lost its lease can
 neither renew nor end the new one, and two workers' rounds on one table compact it once, rows unchanged.
@@ -21,12 +22,12 @@ from pyiceberg.table import Table
 from sqlalchemy import inspect
 
 from schemas.settings import Settings
-from sinks.db import table_maintenance as rows
-from sinks.db import tables
+from sinks.db.analytics import table_maintenance as rows
+from sinks.db.analytics import tables
 from sinks.db.migrate import alembic_config, upgrade
 from sinks.iceberg import catalog as iceberg
 from sinks.iceberg.snapshots import COMPACT_MARK, MAINTENANCE
-from streams.maintenance import TableMaintainer
+from streams.analytics.maintenance import TableMaintainer
 from tests.fixtures import postgres
 from tests.fixtures.migrations import assert_schema_matches_models
 from tests.fixtures.stack import Db, make_settings, migrated

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sinks.db import tables
+from sinks.db.analytics import tables
 from sinks.db.models import TableWrite
 from sinks.kafka import ensure_topics
 from tests.fixtures.stack import Ingress, make_settings, migrated

@@ -10,12 +10,12 @@ from sqlalchemy import inspect, text
 
 from schemas.column_types import ColumnDef, parse_column_type
 from schemas.settings import Settings
-from sinks.db import tables
+from sinks.db.analytics import tables
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.migrate import alembic_config, upgrade
 from sinks.db.models import TableWrite
 from sinks.iceberg.convert import from_ipc, rows_to_arrow, to_ipc
-from streams.tables import append_batch, write_payload
+from streams.analytics.tables import append_batch, write_payload
 from tests.fixtures.stack import Db
 
 pytestmark = pytest.mark.integration

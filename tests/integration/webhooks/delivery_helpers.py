@@ -9,7 +9,7 @@ from typing import Any
 from schemas.admin import GrantSpec, ResourceSpec
 from schemas.enums import AccessLevel
 from sinks.db import resources
-from sinks.db.deliveries import Delivery, TriggerTarget
+from sinks.db.webhooks.deliveries import Delivery, TriggerTarget
 from tests.fixtures.handler import RecordingHandler
 from tests.integration.webhooks.conftest import World
 

@@ -13,8 +13,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from schemas.deliveries import DeliveryTask
-from sinks.db import delivery_attempts, delivery_sweeps
-from sinks.db.delivery_attempts import Finish
+from sinks.db.webhooks import delivery_attempts, delivery_sweeps
+from sinks.db.webhooks.delivery_attempts import Finish
 from tests.fixtures.query_plans import plans, statements
 from tests.fixtures.stack import Db
 

@@ -22,7 +22,7 @@ from schemas.topics import WEBHOOK_DELIVERIES
 from sinks.broker_absence import BrokerAbsence, BrokerAbsenceNotice
 from sinks.db.models import WebhookExecution
 from sinks.kafka import ensure_topics
-from streams.deliveries import DeliveryRuntime
+from streams.webhooks.deliveries import DeliveryRuntime
 from svc import broker
 from tests.fixtures.broker import reading
 from tests.fixtures.stack import Db, Ingress, make_settings, migrated

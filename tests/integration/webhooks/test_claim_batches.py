@@ -12,10 +12,11 @@ import pytest
 from sqlalchemy import select
 
 from schemas.admin import ResourceSpec
-from sinks.db import deliveries, delivery_attempts, resources, webhooks
-from sinks.db.deliveries import Delivery
-from sinks.db.delivery_attempts import Finish
+from sinks.db import resources
 from sinks.db.models import WebhookExecution, WebhookExecutionCount
+from sinks.db.webhooks import definitions, deliveries, delivery_attempts
+from sinks.db.webhooks.deliveries import Delivery
+from sinks.db.webhooks.delivery_attempts import Finish
 from tests.fixtures.stack import Db
 from tests.integration.webhooks.delivery_helpers import tool_delivery
 
@@ -32,7 +33,7 @@ def _delivery(db: Db, company_id: str, user_id: str) -> Delivery:
             "resourceExecutionConfig": {"resourceType": "TOOL", "resourceId": tool.resource_id},
             "executionSettings": {"timeoutSeconds": 1, "maxRetries": 1, "retryDelaySeconds": 1},
         }
-        webhook_id = webhooks.create(session, webhooks.Viewer(company_id, user_id, True), config)[0].id
+        webhook_id = definitions.create(session, definitions.Viewer(company_id, user_id, True), config)[0].id
         target = deliveries.load_target(session, webhook_id)
     assert target is not None
     return tool_delivery(target, tool.resource_id, execution_id="", variables_json='{"n": "1"}')

@@ -1,4 +1,5 @@
-"""Trigger deduplication in the metadata DB (sinks/db/dedup.py), on SQLite and PostgreSQL: a key is claimed
+"""Trigger deduplication in the metadata DB (sinks/db/webhooks/dedup.py), on SQLite and PostgreSQL: a key is
+claimed
 with the delivery's history rows in one transaction, once per webhook; a refused claim records nothing and
 names the first delivery, also inside one group commit and against a concurrent uncommitted claim; expired
 keys are taken over and swept in batches; a key freed after a failed hand-over can be used again."""
@@ -16,11 +17,12 @@ from sqlalchemy import func, insert, select
 
 from schemas.admin import ResourceSpec
 from schemas.deliveries import DeliveryTask
-from sinks.db import dedup, deliveries, resources, webhooks
-from sinks.db.dedup import Claim, Duplicate
-from sinks.db.deliveries import Delivery
+from sinks.db import resources
 from sinks.db.group_commit import GroupCommitter
 from sinks.db.models import Webhook, WebhookDedup, WebhookExecution
+from sinks.db.webhooks import dedup, definitions, deliveries
+from sinks.db.webhooks.dedup import Claim, Duplicate
+from sinks.db.webhooks.deliveries import Delivery
 from tests.fixtures.stack import Db
 from tests.integration.webhooks.delivery_helpers import tool_delivery
 
@@ -38,7 +40,7 @@ def _template(db: Db, company_id: str, user_id: str) -> Delivery:
             "name": "dedup",
             "resourceExecutionConfig": {"resourceType": "TOOL", "resourceId": tool.resource_id},
         }
-        webhook_id = webhooks.create(session, webhooks.Viewer(company_id, user_id, True), config)[0].id
+        webhook_id = definitions.create(session, definitions.Viewer(company_id, user_id, True), config)[0].id
         target = deliveries.load_target(session, webhook_id)
     assert target is not None
     return tool_delivery(target, tool.resource_id, execution_id="")
@@ -236,6 +238,6 @@ def test_deleting_the_webhook_deletes_its_keys(db: Db) -> None:
     with db.sessions.begin() as session:
         webhook = session.get(Webhook, template.target.webhook_id)
         assert webhook is not None
-        webhooks.remove(session, webhook)
+        definitions.remove(session, webhook)
     with db.sessions() as session:
         assert session.scalar(select(func.count()).select_from(WebhookDedup)) == 0

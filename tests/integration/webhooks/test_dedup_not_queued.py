@@ -10,7 +10,7 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from ingress.trigger_failures import NOT_QUEUED
+from ingress.webhooks.trigger_failures import NOT_QUEUED
 from schemas.admin import CreatedCompany
 from sinks.db.models import WebhookDedup, WebhookExecution
 from tests.fixtures.stack import Db, Ingress

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from sqlalchemy import select, update
 
-from ingress.trigger_dedup import DUPLICATE_MESSAGE
+from ingress.webhooks.trigger_dedup import DUPLICATE_MESSAGE
 from sinks.db.models import WebhookDedup
 from tests.fixtures import signatures as signed
 from tests.fixtures.handler import RecordingHandler

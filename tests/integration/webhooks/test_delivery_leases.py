@@ -13,9 +13,9 @@ import pytest
 from sqlalchemy import select
 
 from schemas.deliveries import DeliveryTask
-from sinks.db import deliveries, delivery_attempts, delivery_sweeps
-from sinks.db.delivery_attempts import Finish
 from sinks.db.models import WebhookExecution
+from sinks.db.webhooks import deliveries, delivery_attempts, delivery_sweeps
+from sinks.db.webhooks.delivery_attempts import Finish
 from tests.fixtures.stack import Db
 from tests.integration.webhooks.test_claim_batches import _delivery
 

@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import select
 
 from sinks.db.models import WebhookExecution
-from streams.deliveries import LOST_WORKER
+from streams.webhooks.deliveries import LOST_WORKER
 from tests.fixtures import module_stack
 from tests.fixtures.stack import Db
 from tests.fixtures.two_workers import wait_until

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from core.filters import MAX_MATCH_STEPS
-from ingress.trigger_screening import INLINE_MATCH_STEPS
+from ingress.webhooks.trigger_screening import INLINE_MATCH_STEPS
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.stack import Ingress
 from tests.fixtures.worker import Worker

@@ -4,8 +4,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from schemas.webhooks import ExecutionStatus
-from sinks.db import executions
 from sinks.db.models import WebhookExecution
+from sinks.db.webhooks import executions
 from tests.integration.webhooks.conftest import World
 
 pytestmark = pytest.mark.integration

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from ingress.routes.webhook_replay import STEP
+from ingress.webhooks.replay import STEP
 from schemas.settings import Settings
 from sinks.db.models import WebhookExecution, WebhookPayload
 from tests.fixtures.handler import RecordingHandler

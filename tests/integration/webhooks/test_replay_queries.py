@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from sinks.db import replays
+from sinks.db.webhooks import replays
 from tests.fixtures.query_plans import plans, statements
 from tests.fixtures.stack import Db
 

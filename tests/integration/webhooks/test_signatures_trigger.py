@@ -17,7 +17,7 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from ingress import trigger_screening
+from ingress.webhooks import trigger_screening
 from sinks.db.models import Webhook
 from tests.fixtures import signatures as signed
 from tests.fixtures.handler import RecordingHandler

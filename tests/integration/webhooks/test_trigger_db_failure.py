@@ -20,7 +20,7 @@ import httpx
 import pytest
 from sqlalchemy import func, select, text, update
 
-from ingress.trigger_failures import INTERNAL_ERROR, MAY_STILL_RUN, NOT_QUEUED, NOT_RECORDED
+from ingress.webhooks.trigger_failures import INTERNAL_ERROR, MAY_STILL_RUN, NOT_QUEUED, NOT_RECORDED
 from schemas.admin import CreatedCompany
 from sinks.db.models import Webhook, WebhookExecution, WebhookPayload
 from sinks.kafka import ensure_topics

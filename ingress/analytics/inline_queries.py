@@ -1,0 +1,216 @@
+"""Short queries answered in the ingress process while their caller waits.
+
+A query job's trip through the broker to a worker and back (record the job, produce, fetch, claim, run,
+record the outcome, poll for it) cost a trivial query some 30 ms of its 32, although DuckDB answers it in a
+few. So a /query call that waits (``waitMs`` > 0) and is estimated to scan little is run here first, on the
+ingress's own DuckDB databases, through the same code a worker runs (``sinks/query_runs``): the same plan
+(the caller's columns, row filter and masks), the same result file, the same outcome. Its job is recorded
+once, already ended, in one commit. BigQuery calls this optional job creation for short queries.
+
+Bounds: ``SVC_QUERY_INLINE_CONCURRENCY`` queries at once per ingress process and one per company (a company
+sending many queries cannot take every slot; when none is free the query goes to a worker as before), each
+estimated to scan at most ``SVC_QUERY_INLINE_MAX_BYTES`` and stopped after ``SVC_QUERY_INLINE_BUDGET_MS``
+(or the call's waitMs, if shorter) under ``SVC_QUERY_INLINE_MEMORY_LIMIT``. A query stopped, failed or
+refused here is handed to a worker as any job: the worker records what happens to it, so a failure reads
+exactly as it does for any other job. Nothing is recorded before the query has run here, so a crash of the
+ingress loses nothing it acknowledged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any
+
+from duckdb import DuckDBPyConnection
+from prometheus_client import CollectorRegistry, Counter
+
+from schemas.jobs import QueryPlan
+from schemas.settings import Settings
+from sinks.db.analytics.jobs import Outcome
+from sinks.duckdb_engine import s3_access_for
+from sinks.iceberg import catalog as iceberg
+from sinks.iceberg.read_cache import TableReads
+from sinks.job_results import Written, delete_result, result_key
+from sinks.objectstore import ObjectStore
+from sinks.query_engine import QueryEngines, QueryInterrupted
+from sinks.query_runs import execute, succeeded
+
+log = logging.getLogger(__name__)
+# A call that waits less than this is never run here: its budget would be shorter than the run's start.
+MIN_WAIT_MS = 100
+_STOP_EVERY_SECONDS = 0.05
+_DATABASES = 8  # company databases kept open per process (each opening costs some 250 ms)
+
+
+@dataclass(frozen=True)
+class Ran:
+    """A query run here: what its job records, and when it started and ended."""
+
+    outcome: Outcome
+    started: datetime
+    finished: datetime
+
+
+@dataclass
+class Slots:
+    """Which companies have a query running here; at most ``size`` at once, one per company."""
+
+    size: int
+    companies: set[str]
+
+    def admits(self, company_id: str, estimated_bytes: int, max_bytes: int, wait_ms: int) -> bool:
+        return (
+            wait_ms >= MIN_WAIT_MS
+            and estimated_bytes <= max_bytes
+            and len(self.companies) < self.size
+            and company_id not in self.companies
+        )
+
+
+class _Run:
+    """One run's stop: a flag the run's thread checks between its steps, and its cursor to interrupt.
+    DuckDB drops an interrupt that comes while no statement runs, so a stop is repeated until the run
+    ends (``_stop_after``)."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self._lock = threading.Lock()
+        self._cursor: DuckDBPyConnection | None = None
+
+    def started(self, cursor: DuckDBPyConnection) -> None:
+        with self._lock:
+            self._cursor = cursor
+
+    def ended(self) -> None:
+        with self._lock:
+            self._cursor = None
+
+    def interrupt(self) -> None:
+        self.stop.set()
+        with self._lock:
+            if self._cursor is not None:
+                with contextlib.suppress(Exception):  # a cursor closing at this moment
+                    self._cursor.interrupt()
+
+
+async def _stop_after(run: _Run, work: asyncio.Future[Any], seconds: float) -> None:
+    await asyncio.sleep(seconds)
+    while not work.done():
+        run.interrupt()
+        await asyncio.sleep(_STOP_EVERY_SECONDS)
+
+
+class InlineQueries:
+    def __init__(self, settings: Settings, reads: TableReads, store: ObjectStore, catalog: object) -> None:
+        self._settings = settings
+        self._reads = reads
+        self._store = store
+        self._slots = Slots(settings.query_inline_concurrency, set())
+        size = max(1, settings.query_inline_concurrency)
+        self._pool = ThreadPoolExecutor(size, thread_name_prefix="inline")
+        warehouse = iceberg.warehouse_location(settings.resolved_warehouse)
+        self._engines = QueryEngines(
+            warehouse,
+            threads=settings.query_threads,
+            memory_limit=settings.query_inline_memory_limit,
+            s3=s3_access_for(warehouse, getattr(catalog, "properties", {})),
+            size=_DATABASES,
+            spill_root=settings.data_dir,
+            max_spill_bytes=settings.query_max_temp_bytes,
+        )
+        self._outcomes: Counter | None = None
+        self._stopping: set[asyncio.Future[None]] = set()  # stops of runs whose call was cancelled
+
+    def count_in(self, registry: CollectorRegistry) -> None:
+        self._outcomes = Counter(
+            "svc_inline_queries",
+            "Queries tried in the ingress process, by outcome (answered, or handed to a worker)",
+            ["outcome"],
+            registry=registry,
+        )
+
+    def admits(self, company_id: str, estimated_bytes: int, wait_ms: int) -> bool:
+        max_bytes = self._settings.query_inline_max_bytes
+        return self._slots.admits(company_id, estimated_bytes, max_bytes, wait_ms)
+
+    async def run(self, company_id: str, job_id: str, plan: QueryPlan, wait_ms: int) -> Ran | None:
+        """The query run here, its result stored under the job's key; None when it was not (no slot, over
+        its budget, failed): the caller hands the job to a worker."""
+        self._slots.companies.add(company_id)
+        started = datetime.now(UTC)
+        try:
+            outcome = await self._run(company_id, job_id, plan, wait_ms)
+        finally:
+            self._slots.companies.discard(company_id)
+        if self._outcomes is not None:
+            self._outcomes.labels("answered" if outcome else "handed_off").inc()
+        return None if outcome is None else Ran(outcome, started, datetime.now(UTC))
+
+    async def _run(self, company_id: str, job_id: str, plan: QueryPlan, wait_ms: int) -> Outcome | None:
+        key = result_key(company_id, job_id)
+        loop = asyncio.get_running_loop()
+        run = _Run()
+        budget = min(self._settings.query_inline_budget_ms, wait_ms) / 1000
+        try:
+            work = loop.run_in_executor(self._pool, self._execute, run, company_id, plan, key)
+        except Exception:  # the pool is shut down (the process is stopping)
+            log.warning("query handed to a worker", extra={"job_id": job_id, "reason": "no inline pool"})
+            return None
+        watchdog = asyncio.ensure_future(_stop_after(run, work, budget))
+        try:
+            written, as_planned = await asyncio.shield(work)
+            return succeeded(plan, key, written, cacheable=as_planned)
+        except asyncio.CancelledError:  # the call was cancelled (the server stopping): stop, drop its result
+            stopping = asyncio.ensure_future(_stop_after(run, work, 0.0))
+            self._stopping.add(stopping)
+            stopping.add_done_callback(self._stopping.discard)
+            work.add_done_callback(partial(self._discard_written, key=key))
+            raise
+        except Exception as exc:  # stopped at its budget, failed or refused: a worker runs it as any job
+            log.info("query handed to a worker", extra={"job_id": job_id, "reason": type(exc).__name__})
+            return None
+        finally:
+            watchdog.cancel()
+
+    def _execute(self, run: _Run, company_id: str, plan: QueryPlan, key: str) -> tuple[Written, bool]:
+        """In a pool thread: the company's database is opened here (its first open loads DuckDB's
+        extensions, some 250 ms that must not stall the event loop)."""
+        if run.stop.is_set():
+            raise QueryInterrupted("stopped before it started")
+        cursor = self._engines.cursor(iceberg.namespace_for(company_id))
+        run.started(cursor)
+        try:
+            if run.stop.is_set():
+                raise QueryInterrupted("stopped before it started")
+            return execute(
+                cursor,
+                self._reads,
+                self._store,
+                company_id,
+                plan,
+                key,
+                max_result_bytes=self._settings.query_max_result_bytes,
+                may_write=lambda: not run.stop.is_set(),
+            )
+        finally:
+            run.ended()
+            cursor.close()
+
+    def _discard_written(self, done: asyncio.Future[tuple[Written, bool]], *, key: str) -> None:
+        if not done.cancelled() and done.exception() is None:
+            self.discard(key)
+
+    def discard(self, key: str) -> None:
+        """Remove a result written here that no job records (its caller left, or its job was refused)."""
+        self._pool.submit(delete_result, self._store, key)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._engines.close()

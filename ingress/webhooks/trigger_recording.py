@@ -1,0 +1,114 @@
+"""What the trigger records of a request (ingress/webhooks/trigger.py): the history entry, with the
+credentials among its headers and query parameters redacted and the handler it is recorded with, written by
+the group commit (QUEUED, FILTERED or TRANSFORM_FAILED; sinks/db/webhooks/deliveries.py). A replay
+(ingress/webhooks/replay_pipeline.py) leaves out what this redacted, and records the same handler.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import JSONResponse
+
+from core.signatures import secret_headers
+from core.tracing import TraceContext
+from ingress.state import Services
+from ingress.webhooks import trigger_dedup, trigger_failures
+from ingress.webhooks.trigger_screening import FILTERED_MESSAGE, TOO_COSTLY_MESSAGE
+from schemas.deliveries import DeliveryTask, FilteredWebhookResponse
+from sinks import credentials
+from sinks.db.webhooks.dedup import Claim
+from sinks.db.webhooks.deliveries import Delivery, TriggerTarget
+
+REDACTED = "[REDACTED]"
+# Credentials a caller may send: never stored in the history, whatever the webhook says.
+ALWAYS_REDACTED = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"})
+
+
+def _redacted(values: dict[str, str], secret: frozenset[str] = frozenset()) -> str:
+    hidden = ALWAYS_REDACTED | secret
+    return json.dumps({k: REDACTED if k.lower() in hidden else v for k, v in values.items()})
+
+
+def _secret_headers(config: dict[str, Any]) -> frozenset[str]:
+    named = frozenset(str(name).lower() for name in config.get("secretHeaders") or ())
+    verification = config.get("verificationConfig") or {}
+    return named | secret_headers(verification.get("provider"))
+
+
+def resource_of(config: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The handler a delivery is recorded with: (resourceType, resourceId; for SVCDB the target table)."""
+    execution = config.get("resourceExecutionConfig") or {}
+    kind = execution.get("resourceType")
+    if kind == "SVCDB":
+        return kind, (execution.get("svcDbConfig") or {}).get("targetTableId")
+    return kind, execution.get("resourceId")
+
+
+def delivery_for(
+    request: Request,
+    target: TriggerTarget,
+    headers: dict[str, str],
+    query: dict[str, str],
+    body: str,
+    transform_type: str,
+    trace: TraceContext,
+    *,
+    variables_json: str | None = None,
+    transform_error: str | None = None,
+    filtered: bool = False,
+    filter_note: str | None = None,
+) -> Delivery:
+    """The history entry of one request as the trigger received it (a new execution id), with the credentials
+    among its headers and query parameters redacted."""
+    resource_type, resource_id = resource_of(target.config)
+    return Delivery(
+        execution_id=credentials.new_id(),
+        target=target,
+        http_method=request.method,
+        source_ip=request.client.host if request.client else None,
+        headers_json=_redacted(headers, _secret_headers(target.config)),
+        query_json=_redacted(query),
+        payload=body,
+        transform_type=transform_type,
+        resource_type=resource_type,
+        resource_id=resource_id,
+        received_at=datetime.now(UTC),
+        variables_json=variables_json,
+        transform_error=transform_error,
+        filtered=filtered,
+        filter_note=filter_note,
+        trace_parent=trace.traceparent,
+    )
+
+
+async def record(svc: Services, delivery: Delivery, claim: Claim | None) -> DeliveryTask | JSONResponse:
+    """The history entry (and its deduplication key's claim), written by the group commit; the trigger's
+    answer when that failed or another delivery claimed the key first."""
+    try:
+        recorded = await svc.committer.run(trigger_dedup.recording(delivery, claim))
+        return trigger_dedup.answered(recorded, delivery.target)
+    except Exception as exc:
+        if trigger_failures.outage(exc):
+            raise  # nothing is recorded: DatabaseOutage (ingress/errors.py) answers 503 with Retry-After
+        return trigger_failures.not_recorded(
+            exc, execution_id=delivery.execution_id, webhook_id=delivery.target.webhook_id
+        )
+
+
+async def record_filtered(svc: Services, delivery: Delivery, claim: Claim | None) -> JSONResponse:
+    """A delivery the filter dropped: its FILTERED entry joins the next group commit; nothing is queued."""
+    recorded = await record(svc, delivery, claim)
+    if isinstance(recorded, JSONResponse):
+        return recorded
+    message = FILTERED_MESSAGE if delivery.filter_note is None else TOO_COSTLY_MESSAGE
+    answer = FilteredWebhookResponse(
+        success=True,
+        message=message,
+        execution_id=delivery.execution_id,
+        webhook_id=delivery.target.webhook_id,
+    )
+    return JSONResponse(answer.model_dump(by_alias=True), status_code=200)

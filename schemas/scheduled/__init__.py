@@ -1,0 +1,1 @@
+"""Wire models of scheduled events: schedules, actions, controls, retries, catch-up, backfill and preview."""

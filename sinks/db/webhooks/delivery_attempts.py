@@ -1,0 +1,210 @@
+"""A delivery attempt's status moves in the worker: the claim (QUEUED → PROCESSING, with a lease) and the
+outcome (SUCCESS or FAILED), which queues the next attempt when the failure has retries left.
+
+Units of work for a :class:`~sinks.db.group_commit.GroupCommitter` (they take a session and never commit),
+as Core statements built once: these run once per attempt on the worker's hot path. Each move is
+compare-and-set on the current status, so a redelivered Kafka record or a second worker never runs the same
+attempt twice. The QUEUED entry itself is written by the trigger (sinks/db/webhooks/deliveries.py).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy.orm import Session
+
+from schemas.deliveries import DeliveryTask
+from schemas.webhooks import ExecutionStatus
+from sinks import credentials
+from sinks.db.models import Webhook, WebhookExecution
+from sinks.db.webhooks import executions
+from sinks.db.webhooks.deliveries import PROCESSING, QUEUED, task_of
+
+_ENTRIES = cast(Table, WebhookExecution.__table__)
+# The worker's per-delivery moves, compare-and-set on the status, as Core statements built once. A claim
+# moves all of a company's tasks in a batch in one statement (the ids expand into an IN list), found by
+# their primary key (``executions.unindexed``).
+_CLAIM = (
+    update(_ENTRIES)
+    .where(
+        _ENTRIES.c.id.in_(bindparam("entry_ids", expanding=True)),
+        executions.unindexed(_ENTRIES.c.company_id) == bindparam("company"),
+        executions.unindexed(_ENTRIES.c.status) == QUEUED,
+    )
+    .values(status=PROCESSING, started_at=bindparam("now"), lease_until=bindparam("lease_until"))
+    .returning(_ENTRIES.c.id, _ENTRIES.c.transformed_variables, _ENTRIES.c.trace_parent, _ENTRIES.c.queued_at)
+)
+_CONFIG = select(Webhook.config_json).where(Webhook.id == bindparam("webhook"))
+_RETRY_FIELDS = (
+    "execution_id",
+    "webhook_id",
+    "company_id",
+    "payload_id",
+    "attempt_number",
+    "resource_type",
+    "resource_id",
+    "webhook_name",
+    "http_method",
+    "source_ip",
+    "transform_type",
+    "transformed_variables",
+    "trace_parent",
+)
+# Outcomes are written together (``finish_all``): one read of the entries still PROCESSING (locked on
+# PostgreSQL; on SQLite the batch holds the write lock), then one executemany of the compare-and-set.
+_PROCESSING = (
+    select(_ENTRIES.c.id, _ENTRIES.c.started_at, *(_ENTRIES.c[name] for name in _RETRY_FIELDS))
+    .where(
+        _ENTRIES.c.id.in_(bindparam("entry_ids", expanding=True)),
+        executions.unindexed(_ENTRIES.c.status) == PROCESSING,
+    )
+    .with_for_update()
+)
+_FINISH = (
+    update(_ENTRIES)
+    .where(_ENTRIES.c.id == bindparam("entry_id"), _ENTRIES.c.status == PROCESSING)
+    .values(
+        status=bindparam("new_status"),
+        ended_at=bindparam("ended"),
+        duration_ms=bindparam("duration"),
+        resource_request_json=bindparam("request"),
+        resource_response_json=bindparam("response"),
+        error_message=bindparam("error"),
+    )
+)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A claimed attempt with everything the handler call needs."""
+
+    task: DeliveryTask
+    started_at: datetime
+    config: dict[str, Any]
+    variables: dict[str, str]
+    trace_parent: str | None = None
+    queued_at: datetime | None = None
+
+
+def claim(
+    session: Session, tasks: list[DeliveryTask], now: datetime, lease_until: datetime | None = None
+) -> list[Attempt]:
+    """QUEUED → PROCESSING, with its lease, for each task whose entry is still QUEUED; the others were
+    already taken."""
+    claimed: list[Attempt] = []
+    configs: dict[str, dict[str, Any]] = {}
+    # Core statements on the session's connection (same transaction): the ORM's handling of a statement
+    # costs more than running it, and these touch no ORM objects. One UPDATE per company in the batch
+    # (tenancy stays in the WHERE clause), not one per task.
+    connection = session.connection()
+    by_company: dict[str, list[str]] = {}
+    for task in tasks:
+        by_company.setdefault(task.company_id, []).append(task.entry_id)
+    # Entry id -> (company, transformed variables, traceparent, queued at) of the entries this claim moved.
+    moved: dict[str, tuple[str, str | None, str | None, datetime | None]] = {}
+    for company, entry_ids in by_company.items():
+        rows = connection.execute(
+            _CLAIM,
+            {
+                "entry_ids": list(dict.fromkeys(entry_ids)),
+                "company": company,
+                "now": now,
+                "lease_until": lease_until,
+            },
+        )
+        for entry_id, variables_json, trace_parent, queued_at in rows:
+            moved[entry_id] = (company, variables_json, trace_parent, queued_at)
+    for task in tasks:
+        found = moved.get(task.entry_id)
+        if found is None or found[0] != task.company_id:
+            continue
+        del moved[task.entry_id]  # a task repeated in the batch (a redelivered record) is claimed once
+        executions.bump(session, task.webhook_id, QUEUED, -1)
+        executions.bump(session, task.webhook_id, PROCESSING, 1)
+        if task.webhook_id not in configs:
+            config_json = connection.execute(_CONFIG, {"webhook": task.webhook_id}).scalar_one()
+            configs[task.webhook_id] = json.loads(config_json)
+        claimed.append(
+            Attempt(
+                task=task,
+                started_at=now,
+                config=configs[task.webhook_id],
+                variables=json.loads(found[1] or "{}"),
+                trace_parent=found[2],
+                queued_at=found[3],
+            )
+        )
+    return claimed
+
+
+@dataclass(frozen=True)
+class Finish:
+    task: DeliveryTask
+    ok: bool
+    request_json: str | None
+    response_json: str | None
+    error_message: str | None
+    ended_at: datetime
+    retry_at: datetime | None
+    started_at: datetime | None = None  # when the attempt was claimed; durationMs counts from it
+
+
+def finish(session: Session, result: Finish) -> DeliveryTask | None:
+    """PROCESSING → SUCCESS/FAILED; a failure with attempts left queues the next attempt (not yet due)."""
+    return finish_all(session, [result])[0]
+
+
+def finish_all(session: Session, results: list[Finish]) -> list[DeliveryTask | None]:
+    """``finish`` for many outcomes in two statements; an entry no longer PROCESSING (or named twice) is left
+    as it is and its result is None."""
+    connection = session.connection()  # Core statements: no ORM handling needed
+    ids = list(dict.fromkeys(result.task.entry_id for result in results))
+    entries = {row.id: row._mapping for row in connection.execute(_PROCESSING, {"entry_ids": ids})}
+    updates: list[dict[str, Any]] = []
+    retries: list[DeliveryTask | None] = []
+    for result in results:
+        entry = entries.pop(result.task.entry_id, None)
+        if entry is None:
+            retries.append(None)
+            continue
+        status = ExecutionStatus.SUCCESS.value if result.ok else ExecutionStatus.FAILED.value
+        started = result.started_at or entry["started_at"] or result.ended_at
+        updates.append(
+            {
+                "entry_id": result.task.entry_id,
+                "new_status": status,
+                "ended": result.ended_at,
+                "duration": max(0, int((result.ended_at - started).total_seconds() * 1000)),
+                "request": result.request_json,
+                "response": result.response_json,
+                "error": result.error_message,
+            }
+        )
+        executions.bump(session, entry["webhook_id"], PROCESSING, -1)
+        executions.bump(session, entry["webhook_id"], status, 1)
+        retries.append(_next_attempt(session, entry, result))
+    if updates:
+        connection.execute(_FINISH, updates)
+    return retries
+
+
+def _next_attempt(session: Session, entry: Any, result: Finish) -> DeliveryTask | None:
+    if result.ok or result.retry_at is None:
+        return None
+    retry = executions.add_entry(
+        session,
+        WebhookExecution(
+            id=credentials.new_id(),
+            **{name: entry[name] for name in _RETRY_FIELDS if name != "attempt_number"},
+            attempt_number=entry["attempt_number"] + 1,
+            status=QUEUED,
+            queued_at=result.ended_at,
+            available_at=result.retry_at,
+            dispatched_at=None,
+        ),
+    )
+    return task_of(retry)

@@ -1,0 +1,1 @@
+"""The worker's analytics areas: query and load jobs, the table writers, uploads and automatic maintenance."""
