@@ -1,1 +1,2 @@
-"""Analytics tables on the ingress: client calls, query jobs and their results, loads, uploads, table administration."""
+"""Analytics tables on the ingress: client calls, query jobs and their results, loads, uploads, table
+administration."""

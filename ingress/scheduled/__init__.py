@@ -1,1 +1,2 @@
-"""Scheduled events on the ingress: the client API (create, update, pause, run-now, backfill, preview) and its checks."""
+"""Scheduled events on the ingress: the client API (create, update, pause, run-now, backfill, preview) and
+its checks."""

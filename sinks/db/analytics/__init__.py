@@ -1,1 +1,2 @@
-"""The metadata DB's side of analytics: tables and grants, jobs and their listing, appends, uploads, the result cache."""
+"""The metadata DB's side of analytics: tables and grants, jobs and their listing, appends, uploads, the
+result cache."""
