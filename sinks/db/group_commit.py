@@ -114,7 +114,7 @@ class GroupCommitter:
         self._down_until = 0.0  # monotonic time before which batches fail untried (without retry)
         self._queue: queue.Queue[object] = queue.Queue()
         # More than one thread where the database takes concurrent writers (PostgreSQL): a batch waiting for
-        # its COMMIT no longer holds up the next one. Each thread gathers and commits its own batches.
+        # its COMMIT does not hold up the next one. Each thread gathers and commits its own batches.
         self._threads = [
             threading.Thread(target=self._run, name=name if n == 0 else f"{name}-{n + 1}", daemon=True)
             for n in range(max(1, threads))
