@@ -103,7 +103,7 @@ def create_app(settings: Settings) -> FastAPI:
         )
         app.state.services.inline.count_in(registry)
         # Everything loaded so far (modules, the app, its routes) lives as long as the process: out of the
-        # collector's sight, full collections no longer walk it on every request burst.
+        # collector's sight, full collections do not walk it on every request burst.
         gc.collect()
         gc.freeze()
         metrics = MetricsListener(registry, settings.metrics_host, settings.metrics_port)
@@ -127,8 +127,8 @@ def create_app(settings: Settings) -> FastAPI:
         summary="Custom webhooks, scheduled events and analytics tables",
         version="0.1.0",
         lifespan=lifespan,
-        # FastAPI's own OpenTelemetry hooks looked up the global providers on every request (about 5% of a
-        # trigger's CPU) to find them unconfigured; the delivery spans are svc's own (sinks/telemetry.py).
+        # FastAPI's own OpenTelemetry hooks look up the global providers on every request to find them
+        # unconfigured; the delivery spans are svc's own (sinks/telemetry.py).
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     errors.install(app)

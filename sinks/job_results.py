@@ -34,11 +34,10 @@ if TYPE_CHECKING:
     from sinks.objectstore import ObjectStore
 
 log = logging.getLogger(__name__)
-# A page of /job-results (up to 1,000 rows) lies in one or two row groups and reads only those: at 10,000
-# rows a group, every page decoded ten times the rows it showed (4.6 against 1.6 ms a page of four columns).
+# A page of /job-results (up to 1,000 rows) lies in one or two row groups and decodes only those.
 ROW_GROUP_ROWS = 2_000
 # The footers of results read lately, by key and size (a result file is written once, then only read):
-# a result of a million rows has a footer that took longer to parse (5 to 9 ms) than its page to read.
+# a large result's footer takes longer to parse than its page to read.
 # Weighed by the footer's serialized size times what parsing it takes in memory (about six times as much).
 _FOOTER_IN_MEMORY = 6
 _FOOTERS: BoundedMemo[tuple[str, int], Footer] = BoundedMemo(

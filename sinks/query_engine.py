@@ -9,15 +9,9 @@ the second line of defence.
 
 The warehouse is a local directory or an ``s3://bucket/prefix``. For S3 the database also loads ``httpfs``
 and gets one S3 secret (endpoint, region, key, path-style URLs) before the lock-down, and
-``allowed_directories`` holds the URL prefix ``s3://bucket/prefix/c_<company>/``. Checked on DuckDB 1.5.5
-(``tests/integration/analytics/test_s3_warehouse.py``): views, ``iceberg_scan`` and ``read_parquet`` of
-files under that prefix read; a file under another prefix of the same bucket or another company's prefix,
-an ``http://`` URL (the S3 endpoint's own included), another scheme (``s3a://``, ``gcs://``, ``S3://``),
-``glob`` over the bucket and a local file are refused with a permission error; settings cannot change.
-Two gaps remain, closed only by the SQL front, which lets no file or URL reader and nothing but one
-SELECT through: the URL prefix is compared as text before httpfs resolves ``..``, so
-``s3://bucket/prefix/c_<company>/../other/x`` passes the check and reads ``s3://bucket/prefix/other/x``
-(a local path with ``..`` is refused); and ``CREATE SECRET`` still runs after ``lock_configuration``.
+``allowed_directories`` holds the URL prefix ``s3://bucket/prefix/c_<company>/``. On S3 the lock-down has
+two gaps that only the SQL front closes (a ``..`` in a URL, ``CREATE SECRET`` after the lock): see
+docs/analytics-queries.md and ``tests/integration/analytics/test_s3_warehouse.py``.
 """
 
 from __future__ import annotations
@@ -146,7 +140,7 @@ class TableSource:
     files: tuple[str, ...] | None = None
     snapshot_id: int | None = None
     # The files share one schema (``Snapshot.uniform``): read by the first file's columns, by name. Unifying
-    # them by name instead costs a selective query its pruning (TPC-H q14: 56 ms against 17 ms).
+    # them by name instead costs a selective query its pruning.
     uniform: bool = False
 
     def sql(self) -> str:

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 # file streamed as it is: what a download holds in memory at a time.
 DOWNLOAD_BATCH_ROWS = 2_000
 DOWNLOAD_CHUNK_BYTES = 256 * 1024
-# JSON Lines are rendered a quarter batch at a time: a row as a dict of Python values took about 700 bytes
-# for four numbers (measured), eight times its line, and a piece this size keeps that near 350 KB.
+# JSON Lines are rendered a quarter batch at a time: a row as a dict of Python values takes several times
+# its line in memory.
 JSONL_PIECE_ROWS = 500
 log = logging.getLogger(__name__)
 

@@ -3,17 +3,8 @@ boto3 (the object store, the bucket check at start-up), pyarrow (the object stor
 pyiceberg's FileIO (an ``s3://`` warehouse) and DuckDB's httpfs (queries on that warehouse).
 
 Without them an endpoint that takes no connection, or takes one and never answers, holds a call for
-minutes: botocore waits 60 s to connect and 60 s for a byte, and the service let it try six times.
-
-Why a 30 s read timeout by default: every client here counts it as time without a byte (a socket read for
-botocore, curl's low-speed window for pyarrow, a socket operation for DuckDB), not as the length of a
-transfer, so a large object read slowly never trips it. The service sends no large body through boto3 (upload
-parts go from the client straight to S3 on presigned URLs; results, loads and table files go through
-pyarrow), and the slowest first byte it waits for is a CompleteMultipartUpload of many parts, during which
-AWS S3 and MinIO keep the connection open by sending spaces (MinIO every 10 s): 30 s is three of MinIO's
-intervals, and DuckDB's own default. A blackholed endpoint then fails a call in about
-``max_attempts x connect timeout`` (15 s by default) when it takes no connection and about
-``max_attempts x read timeout`` (90 s) when it takes one and stays silent.
+minutes. Every client here counts the read timeout as time without a byte, not as a transfer's length, so
+a large object read slowly never trips it; why 30 s is its default: docs/decisions/0003-s3-timeouts.md.
 
 Pure: boto3 and pyarrow are imported only by the calls that build their objects.
 """

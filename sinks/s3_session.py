@@ -14,7 +14,7 @@ import botocore.loaders
 import botocore.session
 
 # botocore's service descriptions, read once per process: a new session otherwise parses S3's model and the
-# endpoint rules again (about 60 ms of CPU for each client). Credentials and region stay per session.
+# endpoint rules again for each client. Credentials and region stay per session.
 _LOADER = botocore.loaders.create_loader()
 
 

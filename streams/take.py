@@ -1,14 +1,11 @@
 """Faust's ``Stream.take`` without its idle wake-ups; installed by svc/patches.py when a worker starts.
 
-Faust's ``take(max_, within)`` waits for a full buffer at most ``within`` seconds, then loops, whether or not
-anything arrived: an agent batching with ``within=0.02`` wakes 50 times a second on an idle stack, and each
-wake-up creates and cancels tasks (``Service.wait_first``). With two such agents that was several percent of
-a core of an idle worker.
-
-This one waits for the first value without a timeout; from then on it behaves as Faust's: the batch is
-handed over when it is full or at the end of the ``within`` window the first value arrived in (windows
-counted from when the wait began, as Faust's loop counts them), so a value waits no longer than before.
-Acks, the passive drain and the cleanup are Faust's own (faust-streaming 0.15.3, ``faust/streams.py``).
+Faust's ``take(max_, within)`` wakes every ``within`` seconds whether or not anything arrived, and each
+wake-up creates and cancels tasks, which costs an idle worker CPU. This one waits for the first value
+without a timeout; from then on it behaves as Faust's: the batch is handed over when it is full or at the
+end of the ``within`` window the first value arrived in (windows counted from when the wait began, as
+Faust's loop counts them), so no value waits longer. Acks, the passive drain and the cleanup are Faust's
+own (faust-streaming 0.15.3, ``faust/streams.py``).
 """
 
 from __future__ import annotations

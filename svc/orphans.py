@@ -2,7 +2,7 @@
 
 ``svc up`` starts its children with a parent-death signal (SIGTERM, ``svc/children.py``): if it dies without
 stopping them (SIGKILL, an OOM kill), each child is asked to stop as if ``svc up`` had asked. A child whose
-graceful stop hangs (a worker whose broker died with ``svc up`` was seen to) would then run on with nobody
+graceful stop hangs (a worker whose broker died with ``svc up``, say) would then run on with nobody
 left to kill it, and could join a later stack's consumer group on a reused port. So a child that ``svc up``
 started (``SVC_SUPERVISOR_PID`` in its environment) watches its parent: once the parent is gone it waits the
 shutdown timeout, for the graceful stop to finish, then exits at once. A process started any other way (a

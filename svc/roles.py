@@ -26,8 +26,9 @@ def _share_the_interpreter_lock_sooner() -> None:
 
 def _configure_the_models() -> None:
     """The ORM's mappers configured now, not by the first statement that names a model: that statement runs in
-    a group commit holding the metadata DB's write lock, and configuring them there kept every other
-    process's commits waiting 30-80 ms (the first claim of a worker started on a fresh broker, say)."""
+    a group commit holding the metadata DB's write lock, and configuring them there keeps every other
+    process's commits waiting (the first claim of a worker started on a fresh broker, say).
+    """
     from sqlalchemy.orm import configure_mappers
 
     import sinks.db.models  # noqa: F401 - every mapper registered before they are configured

@@ -46,10 +46,10 @@ def _drop_test_databases(_drop_module_databases: None) -> Iterator[None]:
     postgres.drop_since(mark)
 
 
-# How `make test` shares the tests out (``--dist loadgroup``; xdist's own grouping by mark no longer takes
+# How `make test` shares the tests out (``--dist loadgroup``; xdist's own grouping by mark does not take
 # with pytest 9, so the scheduler is ours). A module whose tests share a fixture of module or class scope is
-# one unit of work (its set-up is paid once); every other test is its own unit, so one long module no longer
-# sets the suite's end. The e2e tests (the longest) and the shared modules start first; the many short tests
+# one unit of work (its set-up is paid once); every other test is its own unit, so no long module sets the
+# suite's end. The e2e tests (the longest) and the shared modules start first; the many short tests
 # fill in behind them.
 _WIDE_SCOPE = re.compile(r"""scope=["'](module|class|package)["']""")
 # Fixtures of wide scope that every module uses and that cost nothing to set up again.

@@ -66,7 +66,7 @@ class CompiledMappings:
 
 @lru_cache(maxsize=1024)
 def _compile_expression(expression: str) -> JSONPath:
-    # Deliveries of one webhook reuse the same few expressions, and parsing one costs 0.3-0.5 ms.
+    # Deliveries of one webhook reuse the same few expressions, and parsing one costs far more than a lookup.
     return parse_jsonpath(expression)
 
 

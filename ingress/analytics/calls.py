@@ -40,9 +40,8 @@ from sinks.iceberg import catalog as iceberg
 from sinks.table_reads import preview_rows, stats_cost, summary, table_stats
 
 router = APIRouter(prefix="/clients/svcdb/analytics", tags=["analytics"])
-# An append body up to this size (about 1,300 typical rows: 3 ms of work when they are valid, up to 100 ms
-# when every value is refused and explained) is converted on the event loop; a larger one in the thread
-# pool, so that no call stalls the loop for longer.
+# An append body up to this size (about 1,300 typical rows) is converted on the event loop; a larger one in
+# the thread pool, so that no call stalls the loop for longer.
 INLINE_BYTES = 256 * 1024
 
 ResourceId = Query(alias="resourceId", min_length=1, max_length=100)

@@ -1,19 +1,19 @@
 """Short queries answered in the ingress process while their caller waits.
 
 A query job's trip through the broker to a worker and back (record the job, produce, fetch, claim, run,
-record the outcome, poll for it) cost a trivial query some 30 ms of its 32, although DuckDB answers it in a
-few. So a /query call that waits (``waitMs`` > 0) and is estimated to scan little is run here first, on the
-ingress's own DuckDB databases, through the same code a worker runs (``sinks/query_runs``): the same plan
-(the caller's columns, row filter and masks), the same result file, the same outcome. Its job is recorded
-once, already ended, in one commit. BigQuery calls this optional job creation for short queries.
+record the outcome, poll for it) costs a trivial query far more than DuckDB's answer (docs/performance.md,
+Query overhead). So a /query call that waits (``waitMs`` > 0) and is estimated to scan little is run here
+first, on the ingress's own DuckDB databases, through the same code a worker runs (``sinks/query_runs``):
+the same plan (the caller's columns, row filter and masks), the same result file, the same outcome. Its job
+is recorded once, already ended, in one commit. BigQuery calls this optional job creation for short queries.
 
 Bounds: ``SVC_QUERY_INLINE_CONCURRENCY`` queries at once per ingress process and one per company (a company
-sending many queries cannot take every slot; when none is free the query goes to a worker as before), each
-estimated to scan at most ``SVC_QUERY_INLINE_MAX_BYTES`` and stopped after ``SVC_QUERY_INLINE_BUDGET_MS``
-(or the call's waitMs, if shorter) under ``SVC_QUERY_INLINE_MEMORY_LIMIT``. A query stopped, failed or
-refused here is handed to a worker as any job: the worker records what happens to it, so a failure reads
-exactly as it does for any other job. Nothing is recorded before the query has run here, so a crash of the
-ingress loses nothing it acknowledged.
+sending many queries cannot take every slot; when none is free the query goes to a worker), each estimated
+to scan at most ``SVC_QUERY_INLINE_MAX_BYTES`` and stopped after ``SVC_QUERY_INLINE_BUDGET_MS`` (or the
+call's waitMs, if shorter) under ``SVC_QUERY_INLINE_MEMORY_LIMIT``. A query stopped, failed or refused here
+is handed to a worker as any job: the worker records what happens to it, so a failure reads exactly as it
+does for any other job. Nothing is recorded before the query has run here, so a crash of the ingress loses
+nothing it acknowledged.
 """
 
 from __future__ import annotations

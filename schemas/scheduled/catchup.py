@@ -26,7 +26,7 @@ __all__ = [
     "OverlapPolicy",
 ]
 
-# Today's fixed window, kept as the default: events made before the field behave as they did.
+# The default is an hour, the window every event had before the field, so older events behave the same.
 DEFAULT_CATCHUP_WINDOW_SECONDS = 3600
 MAX_CATCHUP_WINDOW_SECONDS = 86400
 MAX_FLEX_WINDOW_MINUTES = 1440

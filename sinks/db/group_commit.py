@@ -1,30 +1,19 @@
 """Group commit: many small units of work from concurrent requests share one transaction.
 
-On SQLite every commit takes the single write lock; at a thousand deliveries a second a commit per request
-queues the requests behind each other. One thread drains a queue of work items and commits them together;
-each caller awaits its own future, resolved only after the commit, so an answer still means "durable".
-A failing batch is replayed item by item, so one bad item never fails its neighbours. Each batch takes the
-database's write lock before its first statement (:mod:`sinks.db.write_lock`): at these rates nearly every
-batch writes, and waiting for the lock in short steps keeps a batch out of SQLite's coarse sleeps. Group
-committers on one SQLite file, in every process, take turns first (``WriterTurns``), so they wait for each
-other in the kernel instead of polling.
+On SQLite every commit takes the single write lock, so a commit per request would queue the requests
+behind each other. One thread drains a queue of work items and commits them together; each caller awaits
+its own future, resolved only after the commit, so an answer still means "durable". A failing batch is
+replayed item by item, so one bad item never fails its neighbours. Each batch takes the write lock before
+its first statement, after its turn among the group committers on the same file
+(:mod:`sinks.db.write_lock`). Work of one kind that many callers submit can be :class:`Gathered`: the batch
+writes all its items of a kind with one statement or one ``executemany``. The futures a batch served are
+settled by one callback per event loop, since every thread-safe call wakes the loop with a system call.
 
-Work of one kind that many callers submit (a worker's outcome writes, say) can be :class:`Gathered`: the
-batch runs all of its items of a kind in one call, which writes them with one statement or one
-``executemany`` instead of one statement each. Alone (a replay) such an item runs as a batch of one.
-
-The futures of the coroutines a batch served are settled by one callback per event loop, not one
-thread-safe call each: every such call wakes the loop through its self-pipe (a system call), which at a
-thousand deliveries a second cost the worker 5% of its CPU.
-
-A batch that finds the database unreachable (:mod:`sinks.db.availability`) is not replayed item by item:
-every item would wait for its own failed connection. Without ``retry`` (the ingress) every caller of the
-batch gets the error at once, and for ``fail_fast_seconds`` afterwards so does every batch, untried: while
-the database does not answer, a queue of callers each waiting out a connection timeout would grow without
-bound. With ``retry`` (the workers) the batch waits and runs again, pausing longer each time, until the
-database answers or the committer stops. Running a batch again is as safe as the replays are: units of
-work touch only the database, and those of the workers are compare-and-set, so a batch whose commit went
-through unseen finds its work done.
+A batch that finds the database unreachable (:mod:`sinks.db.availability`) is not replayed item by item.
+Without ``retry`` (the ingress) every caller gets the error at once, and for ``fail_fast_seconds`` so does
+every batch, untried, so callers do not pile up behind connection timeouts. With ``retry`` (the workers)
+the batch waits and runs again with growing pauses until the database answers or the committer stops;
+that is safe because units of work touch only the database and the workers' are compare-and-set.
 """
 
 from __future__ import annotations
@@ -125,7 +114,7 @@ class GroupCommitter:
         self._down_until = 0.0  # monotonic time before which batches fail untried (without retry)
         self._queue: queue.Queue[object] = queue.Queue()
         # More than one thread where the database takes concurrent writers (PostgreSQL): a batch waiting for
-        # its COMMIT no longer holds up the next one. Each thread gathers and commits its own batches.
+        # its COMMIT does not hold up the next one. Each thread gathers and commits its own batches.
         self._threads = [
             threading.Thread(target=self._run, name=name if n == 0 else f"{name}-{n + 1}", daemon=True)
             for n in range(max(1, threads))

@@ -1,11 +1,11 @@
 """Hot statements run on the driver's cursor: compiled once per dialect, bound per call.
 
 SQLAlchemy's execution of a Core statement (its execution context, parameter processing and result set-up)
-costs about 80 µs on every call, even for a statement built once; a primary-key read of SQLite costs about
-15 µs. For the few statements the trigger runs once per request (the deduplication lookup and claim),
-:class:`Prepared` keeps SQLAlchemy as the compiler and the connection's owner and runs the compiled SQL on
-the DBAPI cursor of the same connection (the same transaction), with the bound values passed through the
-statement's own bind processors (so a ``UTCDateTime`` is stored exactly as the ORM stores it).
+costs several times a primary-key read of SQLite on every call, even for a statement built once. For the
+few statements the trigger runs once per request (the deduplication lookup and claim), :class:`Prepared`
+keeps SQLAlchemy as the compiler and the connection's owner and runs the compiled SQL on the DBAPI cursor
+of the same connection (the same transaction), with the bound values passed through the statement's own
+bind processors (so a ``UTCDateTime`` is stored exactly as the ORM stores it).
 
 A DBAPI error is raised as the ``sqlalchemy.exc.DBAPIError`` subclass SQLAlchemy itself would raise
 (``OperationalError``, ``IntegrityError``...), its parameters hidden, so the callers' error handling (the

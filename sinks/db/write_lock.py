@@ -1,22 +1,12 @@
 """Take SQLite's write lock at the start of a transaction, waiting for it in short steps.
 
-SQLite has one write lock per database file, shared by every process of the stack: the ingress and the
-worker each commit in groups (the worker one group committer per area), and a few rarer writers (table
-appends and intake, the Iceberg catalog) write on their own. A connection that finds the lock taken calls
-SQLite's busy handler, which sleeps 1, 2, 5, 10, 15, 20, 25 ... ms between tries: a lock held 3 ms costs
-the waiter 8 ms, one held 9 ms costs 18. In the webhook load bench those steps were the slowest commits of
-the ingress (p99.9 of a commit 20-35 ms, the largest 55 ms: 1+2+5+10, +15, +20) and every trigger queued
-behind such a commit waited as long. Python's ``sqlite3`` offers no other busy handler, so this module
-tries ``BEGIN IMMEDIATE`` with the busy handler off and sleeps 0.1 to 0.5 ms between tries itself: a
-waiter gets the lock within half a millisecond of its release.
-
-``BEGIN IMMEDIATE`` also opens the transaction before its first read. Python's ``sqlite3`` (legacy
-transaction control) begins a transaction only at the first INSERT, UPDATE or DELETE, so the reads a unit
-of work makes before it writes (a check before an insert, say) used to run outside it; now they run inside
-the transaction and under the lock, and no other writer can commit between the check and the write.
-
-The rarer writers keep SQLite's busy handler: a group committer polling every half millisecond finds the
-lock free sooner than they do, which at worst delays them by a group commit or two.
+SQLite has one write lock per database file, shared by every process of the stack. Its busy handler sleeps
+in ever longer steps (1, 2, 5, 10 ... ms), so a waiter can sleep well past the lock's release; Python's
+``sqlite3`` offers no other, so this module tries ``BEGIN IMMEDIATE`` with the busy handler off and sleeps
+0.1 to 0.5 ms between tries itself. ``BEGIN IMMEDIATE`` also opens the transaction before its first read,
+so a check before a write runs under the lock and no other writer can commit in between. The rarer writers
+(appends, intake, the Iceberg catalog) keep SQLite's busy handler. The reasons and figures are in
+``docs/decisions/0002-sqlite-write-lock.md``.
 """
 
 from __future__ import annotations
@@ -129,14 +119,11 @@ def take(session: Session) -> None:
 class WriterTurns:
     """Turns at the write lock for the group committers of every process on one SQLite file.
 
-    The ingress and each worker area run a group committer all day, and at event rates nearly every batch
-    writes, so they meet at the write lock constantly. Polling for it (:func:`begin_immediate`) cost the
-    ingress a tenth of its CPU at 300 deliveries a second. Between group committers the turn is handed over
-    by a blocking advisory lock (``flock``) on a file beside the database instead: a waiter sleeps in the
-    kernel and wakes the moment the holder's commit ends. SQLite's own lock still guards the data, and the
-    rarer writers (appends, the Iceberg catalog, the admin CLI) do not take turns: a committer that meets
-    one of them polls for the lock as before. A process that dies holding its turn gives it back with its
-    file descriptors.
+    Group committers meet at the write lock constantly, and polling for it costs CPU, so between them the
+    turn is handed over by a blocking advisory lock (``flock``) on a file beside the database: a waiter
+    sleeps in the kernel and wakes when the holder's commit ends. SQLite's lock still guards the data; the
+    rarer writers do not take turns, and a committer that meets one polls for the lock. A process that dies
+    holding its turn gives it back with its file descriptors.
     """
 
     def __init__(self, path: Path) -> None:
@@ -156,7 +143,7 @@ class WriterTurns:
         with self._local:
             try:
                 descriptor = self._descriptor()
-            except OSError:  # no folder (yet) or read-only: SQLite's lock alone, polled for as before
+            except OSError:  # no folder (yet) or read-only: SQLite's lock alone, polled for
                 yield
                 return
             fcntl.flock(descriptor, fcntl.LOCK_EX)

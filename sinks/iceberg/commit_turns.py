@@ -5,7 +5,7 @@ while holding the table's turn; so is a compaction commit after it lost a few ra
 compaction builds its commit on the current head and sends it before any append of this process can move
 that head, within a deadline. The turn is only a lock around sending commits: every commit still requires the
 head it was built on, so a commit from another process (the ingress's maintain call) is kept out by the
-catalog as before, and nothing about exactly-once depends on the turn.
+catalog's own check, and nothing about exactly-once depends on the turn.
 """
 
 from __future__ import annotations

@@ -3,13 +3,13 @@
 ``commit_turns.py``).
 
 pyiceberg's OVERWRITE reads every manifest of the head twice per build, deep-copies the table metadata dozens
-of times and writes every manifest again; rebuilt after each lost race, that took longer than the writer's
-commit interval on a table of a few hundred small files. Here what does not depend on the head is prepared
-once per compaction (``Prepared``): each manifest's entries are read once (a manifest never changes), and the
-manifests the commit writes (its new files, an old manifest without the removed ones) are written once,
-under one snapshot id kept across the attempts (an attempt that lost its race never landed, so the id is
-still free). A rebuild on a new head then only checks the head's manifests and writes the manifest list.
-What is committed is what ``_OverwriteFiles`` commits, less its manifest of DELETED entries (``_manifests``).
+of times and writes every manifest again, which rebuilt after each lost race can outlast the writer's commit
+interval. Here what does not depend on the head is prepared once per compaction (``Prepared``): each
+manifest's entries are read once (a manifest never changes), and the manifests the commit writes (its new
+files, an old manifest without the removed ones) are written once, under one snapshot id kept across the
+attempts (an attempt that lost its race never landed, so the id is still free). A rebuild on a new head then
+only checks the head's manifests and writes the manifest list. What is committed is what ``_OverwriteFiles``
+commits, less its manifest of DELETED entries (``_manifests``).
 """
 
 from __future__ import annotations

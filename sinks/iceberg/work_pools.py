@@ -4,9 +4,8 @@
 pyiceberg hands the parallel part of every table operation (a scan's file reads, a write's files, a
 commit's manifest reads) to one thread pool per process (``ExecutorFactory``), first come first served. In
 a worker that pool serves the table writer's commits of every company's tables, and bulk work handed to it
-all at once would queue each commit behind it: a compaction reading 2,000 small files held an append commit
-of another thread for 2.7 s (``bench/bench_maintenance.py``), and a load of a table partitioned by day
-submits a file per partition the same way.
+all at once (a compaction reading thousands of small files, a load submitting a file per partition) would
+queue each commit behind it.
 
 Inside ``separate_pool(kind)`` pyiceberg's pool, for the calling thread only, is the kind's own: a small
 pool per kind and process (``WORKERS`` threads), shared by every thread doing that kind of work. The

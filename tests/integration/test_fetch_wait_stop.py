@@ -1,6 +1,6 @@
 """A worker's consumer stops at once while its adaptive fetch wait holds a fetch (streams/fetch_wait.py),
 on a real broker: aiokafka's ``Fetcher.close`` cancels the held fetch and awaits it, and a cancellation
-escaping it would abort the stop (the worker then hung until it was killed)."""
+escaping it would abort the stop (the worker would then hang until it was killed)."""
 
 from __future__ import annotations
 

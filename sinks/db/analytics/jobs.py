@@ -287,7 +287,7 @@ def cancel(session: Session, company_id: str, job_id: str, now: datetime) -> str
 
 
 # The reconciler asks every few seconds and nearly always finds none: a prebuilt EXISTS answers that for a
-# fraction of what the ORM query costs (idle CPU, issue 21).
+# fraction of what the ORM query costs, which an idle worker would pay.
 _LOST_PROBE = select(
     exists().where(
         or_(

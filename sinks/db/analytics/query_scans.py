@@ -1,12 +1,11 @@
 """Bytes each company's query jobs are estimated to scan, per UTC day, counted as the jobs are recorded.
 
-The daily scan allowance was checked by summing ``bytes_scanned`` over the company's jobs of the day on every
-/query, /estimate, describe and preview, so its cost grew with the day's queries (a dashboard's thousandth
-query of the day read a thousand rows). The day's total is now one counter per company and day in
-``read_charges`` (beside the bytes describe and preview read), added to in the transaction that records
-the job: a job's ``bytes_scanned`` is fixed when it is created, so the counter is exact. The additions of a
-group commit are gathered and written once, sorted by company, just before it commits (the same rows in the
-same order in every transaction: two processes' commits never wait on each other in a cycle).
+One counter per company and day in ``read_charges`` (beside the bytes describe and preview read), added to
+in the transaction that records the job, so checking the daily allowance costs one read however many
+queries the day had; a job's ``bytes_scanned`` is fixed when it is created, so the counter is exact. The
+additions of a group commit are gathered and written once, sorted by company, just before it commits (the
+same rows in the same order in every transaction: two processes' commits never wait on each other in a
+cycle).
 """
 
 from __future__ import annotations

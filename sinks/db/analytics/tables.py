@@ -243,7 +243,7 @@ def write_state(session: Session, write_id: str) -> tuple[str, str | None] | Non
 
 
 # The reconciler's timer asks every few seconds and nearly always finds none: a prebuilt EXISTS answers that
-# for a fraction of what the ORM query costs (idle CPU, issue 21).
+# for a fraction of what the ORM query costs, which an idle worker would pay.
 _STALE_PROBE = select(
     exists().where(TableWrite.status.in_(_ACTIVE), TableWrite.dispatched_at < bindparam("before"))
 )

@@ -1,8 +1,7 @@
 """Scheduled runs claimed and ended many at a time: the units a group commit gathers (``Gathered``).
 
-Under load a worker's group-commit thread was busy most of the time waiting for the database's answers to
-the same statements sent once per flush of a few runs: the claim's two and an UPDATE per ended run. Here
-the claims of one group commit go as one claim, and the plain ends as one prebuilt executemany.
+The claims of one group commit go as one claim, and the plain ends as one prebuilt executemany, so the
+committer's thread does not wait for the database's answer to the same statements once per few runs.
 """
 
 from __future__ import annotations
@@ -43,11 +42,10 @@ class Claim:
 
 
 def claim_together(session: Session, claims: list[Claim]) -> list[list[RunWork]]:
-    """:func:`claim_runs` for every claim a group commit gathered (``Gathered``), in its two statements:
-    under load the committer's thread was busy most of the time waiting for the database's answers to
-    the same two statements sent for each flush of one to three runs. The latest moment and lease of the
-    claims stand for all of them (they are a commit apart). Each claim gets the works of its own runs; a
-    run named by two claims goes to the first."""
+    """:func:`claim_runs` for every claim a group commit gathered (``Gathered``), in its two statements. The
+    latest moment and lease of the claims stand for all of them (they are a commit apart). Each claim gets the
+    works of its own runs; a run named by two claims goes to the first.
+    """
     if not claims:
         return []
     moment = max(claim.now for claim in claims)

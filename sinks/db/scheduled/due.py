@@ -2,13 +2,11 @@
 (it takes a session and never commits): the fires coming due, the retries coming due, the buffered runs
 released, and the dead-letter records owed.
 
-The timer runs twice a second on the leader, and nearly every round finds nothing: one transaction and one
-prebuilt statement asking whether any of the four has work (four indexed EXISTS) replace the four
-transactions of ORM queries that each round cost before (an idle worker's CPU went mostly to building
-those statements and handing them to the committer's thread). Only a kind the probe finds work for runs its
-own query, which decides as before: the probe's conditions are each query's own, or wider (a buffered run
-may still be blocked), so it never hides work. New events and outcomes written by any process are seen at
-the next round, as before.
+The timer runs twice a second on the leader and nearly every round finds nothing, so one prebuilt
+statement first asks whether any of the four has work (four indexed EXISTS), and only a kind it finds work
+for runs its own query. The probe's conditions are each query's own, or wider (a buffered run may still be
+blocked), so it never hides work. New events and outcomes written by any process are seen at the next
+round.
 """
 
 from __future__ import annotations

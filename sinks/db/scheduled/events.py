@@ -209,7 +209,7 @@ def claim_due(
         plain.append({"event_id": event.id, "due": due, "following": up.following, "last_fired": last})
         caught.append((event, up))
     if plain:
-        # One prebuilt statement for the events' grids, where one was built and sent per event.
+        # One prebuilt executemany moves every event's grid, rather than a statement built and sent per event.
         moved = session.connection().execute(_ADVANCE, plain).rowcount
         if moved != len(plain):
             # The rows are this transaction's (FOR UPDATE on PostgreSQL, SQLite's write lock), so every

@@ -170,7 +170,7 @@ def test_the_lock_down_refuses_other_prefixes_urls_and_settings(lake: dict[str, 
 def test_dot_dot_passes_the_prefix_check(lake: dict[str, Any]) -> None:
     """DuckDB 1.5.5 compares the URL prefix as text and resolves `..` afterwards: only the SQL front (which
     refuses every file reader, see the end-to-end test below) stops this. If this starts failing, DuckDB
-    closed the gap: update the query engine's docstring."""
+    closed the gap: update docs/analytics-queries.md and the query engine's docstring."""
     cursor = lake["engines"].cursor(f"c_{MINE}")
     escape = f"SELECT * FROM read_csv('s3://{BUCKET}/{PREFIX}/c_{MINE}/../../outside/secret.csv')"  # noqa: S608
     output = run_query(cursor, _plan(escape), _sources(lake["tables"][MINE], by_files=False))

@@ -1,5 +1,5 @@
 """SQL analysis under a budget, through the real ingress: a hostile company's expensive SQL is refused with a
-400 in seconds (it used to hold an ingress thread and the GIL for seconds to minutes), a company past its
+400 in seconds (unbudgeted, it holds an ingress thread and the GIL for seconds to minutes), a company past its
 share of sandbox workers gets 429 with Retry-After, and a victim company's ordinary query runs meanwhile. (A
 query within the static limits but over a tight analysis budget: test_sql_budget_tight.py.)"""
 
@@ -39,7 +39,7 @@ WIDE = {
     "name": "Wide",
     "columns": [{"name": f"c{i}", "type": "LONG"} for i in range(300)],
 }
-# Each of these took seconds (or, for the nested arrays, hours) of an ingress thread before.
+# Unbudgeted, each of these takes seconds (or, for the nested arrays, hours) of an ingress thread.
 HOSTILE: dict[str, str] = {
     "nested arrays": "SELECT " + "ARRAY[" * 16 + "1" + "]" * 16 + " AS a FROM wide",
     "deep brackets": "SELECT " + "(" * 60 + "c1" + ")" * 60 + " AS a FROM wide",
