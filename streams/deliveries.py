@@ -129,7 +129,7 @@ class DeliveryRuntime(HandlerRuntime):
 
     async def _attempt(self, attempt: Attempt) -> None:
         task, config = attempt.task, attempt.config
-        execution = config.get("resourceExecutionConfig")
+        execution = config.resource_execution_config
         request: dict[str, Any] | None = None
         # The ingress span the delivery belongs to; this attempt's handler call is a span of its own.
         ingress = tracing.parse(attempt.trace_parent)

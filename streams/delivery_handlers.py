@@ -10,22 +10,23 @@ from typing import Any
 
 from core.tracing import TraceContext
 from schemas.deliveries import DeliveryTask, HandlerOutcome
+from schemas.webhooks import StoredWebhookConfig
 from streams.runtime import HandlerRuntime, HandlerUnavailable
 
 
-def handler_timeout(config: dict[str, Any]) -> float:
+def handler_timeout(config: StoredWebhookConfig) -> float:
     """The webhook's timeoutSeconds, as the handler call uses it."""
-    return float((config.get("executionSettings") or {}).get("timeoutSeconds", 300))
+    return float(config.execution_settings.timeout_seconds)
 
 
 def retry_at(
-    config: dict[str, Any], attempt_number: int, ended_at: datetime, outcome: HandlerOutcome
+    config: StoredWebhookConfig, attempt_number: int, ended_at: datetime, outcome: HandlerOutcome
 ) -> datetime | None:
     """When the next attempt may run, or None when this was the last one (or the failure is permanent)."""
-    settings = config.get("executionSettings") or {}
-    if outcome.ok or not outcome.retryable or attempt_number > int(settings.get("maxRetries", 3)):
+    settings = config.execution_settings
+    if outcome.ok or not outcome.retryable or attempt_number > settings.max_retries:
         return None
-    return ended_at + timedelta(seconds=int(settings.get("retryDelaySeconds", 5)))
+    return ended_at + timedelta(seconds=settings.retry_delay_seconds)
 
 
 async def call_handler(
@@ -33,7 +34,7 @@ async def call_handler(
     task: DeliveryTask,
     execution: dict[str, Any],
     request: dict[str, Any],
-    config: dict[str, Any],
+    config: StoredWebhookConfig,
     span: TraceContext | None = None,
 ) -> HandlerOutcome:
     kind = execution.get("resourceType")
@@ -58,7 +59,7 @@ async def call_handler(
 
 
 async def _svcdb(
-    runtime: HandlerRuntime, task: DeliveryTask, operation: dict[str, Any], config: dict[str, Any]
+    runtime: HandlerRuntime, task: DeliveryTask, operation: dict[str, Any], config: StoredWebhookConfig
 ) -> HandlerOutcome:
     table_id = str(operation.get("targetTableId"))
     timeout = handler_timeout(config)

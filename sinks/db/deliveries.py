@@ -9,7 +9,7 @@ outcome, the next attempt) and sinks/db/delivery_sweeps.py (due retries, lost re
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from schemas.deliveries import DeliveryTask
-from schemas.webhooks import ExecutionStatus
+from schemas.webhooks import ExecutionStatus, StoredWebhookConfig
 from sinks import credentials
 from sinks.db import executions
 from sinks.db.deferred import defer_insert
@@ -56,6 +56,12 @@ class TriggerTarget:
     key_id: str | None
     key_digest: str | None
     key_enabled: bool
+    # ``config`` typed, parsed once per target: the trigger keeps its targets a moment
+    # (ingress/trigger_targets.py), so a delivery reads the configuration without parsing it.
+    webhook_config: StoredWebhookConfig = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "webhook_config", StoredWebhookConfig.model_validate(self.config))
 
 
 def load_target(session: Session | Connection, webhook_id: str) -> TriggerTarget | None:
