@@ -32,9 +32,10 @@ from core.webhooks.replay import Selection, chunked, rest_after, select_by_ids
 from ingress.deps import PoweruserCaller, Svc
 from ingress.errors import ApiError
 from ingress.routes.custom_webhooks import NOT_FOUND, _visible
-from ingress.routes.webhook_replay_pipeline import SANDBOX_BUSY, Refused, SandboxWait, SandboxWaitOver, rerun
+from ingress.routes.webhook_replay_pipeline import SANDBOX_BUSY, SandboxWait, SandboxWaitOver, rerun
 from ingress.state import Services
 from ingress.trigger_screening import screens_for
+from ingress.webhook_pipeline import Refused
 from schemas.admin import Principal
 from schemas.base import iso_utc
 from schemas.deliveries import DeliveryTask
@@ -134,7 +135,14 @@ class _Run:
         ready: list[Replay] = []
         for request in stored:
             try:
-                outcome = await rerun(self.svc, self.target, self.screens, request, self.wait, _now())
+                outcome = await rerun(
+                    self.target,
+                    self.screens,
+                    request,
+                    self.wait,
+                    _now(),
+                    jsonpath_cpu_ms=self.svc.settings.jsonpath_cpu_ms,
+                )
             except SandboxWaitOver:
                 self.stopped = SANDBOX_BUSY
                 break
