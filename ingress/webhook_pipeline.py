@@ -3,11 +3,11 @@
 content filter (a delivery that does not match is FILTERED), the transform (a failure is TRANSFORM_FAILED),
 and the history entry they make of the request.
 
-What differs between the two is passed in: the sandbox tenant scripts run under (the company's, or its replay
-tenant), and how a busy sandbox is met (the trigger answers 429 at once; a replay waits within its budget).
-Every size that decides where work runs is the body's size in bytes, as received (the interface's limit is in
-bytes): up to ``INLINE_TRANSFORM_BYTES`` a JSONPATH transform and up to ``INLINE_BYTES`` a filter run on the
-event loop, larger ones on a worker thread.
+What differs between the two is passed in: the sandbox tenant that scripts run under (the company's, or
+its replay tenant), and how a busy sandbox is met (the trigger answers 429 at once; a replay waits within
+its budget). Every size that decides where work runs is the body's size in bytes, as received (the
+interface's limit is in bytes): up to ``INLINE_TRANSFORM_BYTES`` a JSONPATH transform and up to
+``INLINE_BYTES`` a filter run on the event loop, larger ones on a worker thread.
 """
 
 from __future__ import annotations
