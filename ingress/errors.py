@@ -7,9 +7,8 @@ or wrong key 401 ``UNAUTHORIZED``, a body over the size limit 413 ``REQUEST_TOO_
 
 While the metadata database cannot be reached, a call that needs it answers 503 with ``Retry-After`` in its
 area's format (the trigger's ``ExecuteWebhookResponse``, analytics' ``errorCode``, ``errors`` and ``hint``,
-``errors`` elsewhere), never a 500, and logs at most one line a second saying so. So does a call whose
-storage (the object store, the warehouse) cannot be reached, with analytics' ``errorCode``
-``STORAGE_UNAVAILABLE``.
+``errors`` elsewhere), never a 500, and logs at most one line a second saying so. So does a call whose storage
+(the object store, the warehouse) cannot be reached, with analytics' ``errorCode`` ``STORAGE_UNAVAILABLE``.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from schemas.topics import WEBHOOK_DELIVERIES
+from schemas.webhooks import MAX_BODY_BYTES
 
 DEV_SECRET_KEY = "dev-only-insecure-secret-key-change-me"  # noqa: S105 - refused in production
 
@@ -199,7 +200,7 @@ class Settings(BaseSettings):
     # kept) and the job is marked truncated, as at the row limit.
     query_max_result_bytes: int = Field(1024**3, ge=1)
     load_daily_bytes: int = Field(100 * 1024**3, ge=1)
-    max_request_bytes: int = Field(10 * 1024 * 1024 + 64 * 1024, ge=1024)
+    max_request_bytes: int = Field(MAX_BODY_BYTES + 64 * 1024, ge=1024)
 
     # Shared rate limits and failed-authentication lockouts (ingress/shared_counts.py, auth_throttle.py).
     rate_limit_flush_ms: int = Field(200, ge=10, le=5000)

@@ -16,6 +16,9 @@ from schemas.verification import VerificationConfig
 from schemas.versions import VersionSelector
 
 MAX_SCRIPT_CHARS = 64 * 1024
+# The interface's limit on a trigger's body ("up to 10 MB"), in bytes as received; a replay re-sends a
+# stored body, so it is within this too.
+MAX_BODY_BYTES = 10 * 1024 * 1024
 _VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
 
 
@@ -214,6 +217,8 @@ class ResourceExecutionConfig(RequestModel):
 
 
 class ExecutionSettings(RequestModel):
+    """How a delivery's handler is called and retried: the only place their defaults are declared."""
+
     timeout_seconds: int = Field(300, ge=1, le=900)
     max_retries: int = Field(3, ge=0, le=10)
     retry_delay_seconds: int = Field(5, ge=0, le=3600)
@@ -268,6 +273,40 @@ class WebhookConfig(RequestModel):
         if not name.strip():
             raise ValueError("Webhook must have a name in the configuration")
         return name
+
+
+class StoredWebhookConfig(WireModel):
+    """A webhook's configuration as the database keeps it (``ingress/webhooks/config.validated_config`` wrote
+    it), read once per cached trigger target and once per webhook in a worker's claim: the trigger, the replay
+    and the worker take its parts from here, so a default is never written again where it is used.
+
+    The parts the pipeline runs are typed by the request models above. Three stay their stored JSON: the
+    handler's part (the handler request is built from that form), the sealed ``verificationConfig`` and the
+    ``filterConfig`` (both prepared once per target by the trigger's screens). Unknown keys are ignored: a
+    stored configuration is read, not refused."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    name: str = ""
+    validation_config: ValidationConfig = Field(default_factory=ValidationConfig)
+    payload_transform_config: PayloadTransformConfig = Field(default_factory=PayloadTransformConfig)
+    resource_execution_config: dict[str, Any] | None = None
+    execution_settings: ExecutionSettings = Field(default_factory=ExecutionSettings)
+    secret_headers: list[str] | None = None
+    verification_config: dict[str, Any] | None = None
+    filter_config: dict[str, Any] | None = None
+
+    def validation_script(self) -> str | None:
+        """The script a delivery must pass, or None when validation is off."""
+        validation = self.validation_config
+        return validation.validation_script if validation.enable_validation else None
+
+    def resource(self) -> tuple[str | None, str | None]:
+        """The handler a delivery is recorded with: (resourceType, resourceId; for SVCDB the target table)."""
+        execution = self.resource_execution_config or {}
+        kind = execution.get("resourceType")
+        if kind == "SVCDB":
+            return kind, (execution.get("svcDbConfig") or {}).get("targetTableId")
+        return kind, execution.get("resourceId")
 
 
 # Requests

@@ -1,7 +1,6 @@
 """One run of a planned query, wherever it runs: a worker (a job taken from the broker) or an ingress process
 (a short query answered while its caller waits, ``ingress/analytics/inline_queries.py``). Both read the same
-sources,
-write the result the same way and record the same outcome, so a job reads alike whoever ran it."""
+sources, write the result the same way and record the same outcome, so a job reads alike whoever ran it."""
 
 from __future__ import annotations
 

@@ -8,12 +8,12 @@ the same plan (the caller's columns, row filter and masks), the same result file
 is recorded once, already ended, in one commit. BigQuery calls this optional job creation for short queries.
 
 Bounds: ``SVC_QUERY_INLINE_CONCURRENCY`` queries at once per ingress process and one per company (a company
-sending many queries cannot take every slot; when none is free the query goes to a worker), each estimated
-to scan at most ``SVC_QUERY_INLINE_MAX_BYTES`` and stopped after ``SVC_QUERY_INLINE_BUDGET_MS`` (or the
-call's waitMs, if shorter) under ``SVC_QUERY_INLINE_MEMORY_LIMIT``. A query stopped, failed or refused here
-is handed to a worker as any job: the worker records what happens to it, so a failure reads exactly as it
-does for any other job. Nothing is recorded before the query has run here, so a crash of the ingress loses
-nothing it acknowledged.
+sending many queries cannot take every slot; when none is free the query goes to a worker), each estimated to
+scan at most ``SVC_QUERY_INLINE_MAX_BYTES`` and stopped after ``SVC_QUERY_INLINE_BUDGET_MS`` (or the call's
+waitMs, if shorter) under ``SVC_QUERY_INLINE_MEMORY_LIMIT``. A query stopped, failed or refused here is handed
+to a worker as any job: the worker records what happens to it, so a failure reads exactly as it does for any
+other job. Nothing is recorded before the query has run here, so a crash of the ingress loses nothing it
+acknowledged.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
-"""Multipart file upload for /load-from-s3: ``POST {base_url}/clients/svcdb-intake/multipart-*`` (client
-API key) and, for the local object store, ``PUT {base_url}/clients/svcdb-intake/parts/<token>`` (the signed
-link is the credential). Uploads belong to the caller's company; another company's upload answers as not
-found. Incomplete uploads count against the company's upload quota (``ingress/analytics/upload_quota.py``)
-until
-they are completed, aborted or expire."""
+"""Multipart file upload for /load-from-s3: ``POST {base_url}/clients/svcdb-intake/multipart-*`` (client API
+key) and, for the local object store, ``PUT {base_url}/clients/svcdb-intake/parts/<token>`` (the signed link
+is the credential). Uploads belong to the caller's company; another company's upload answers as not found.
+Incomplete uploads count against the company's upload quota (``ingress/analytics/upload_quota.py``) until they
+are completed, aborted or expire."""
 
 from __future__ import annotations
 

@@ -4,8 +4,7 @@ the credential, issued only to the caller who ran the job and valid for 5 minute
 
 Every one of them checks first that the reader's current grant lets them read the job's output
 (``ingress/analytics/job_access.py``); the link checks again when it is followed, with its user's grant of
-that
-moment. Downloads (CSV, Parquet, JSON Lines) stream from the stored file in bounded pieces
+that moment. Downloads (CSV, Parquet, JSON Lines) stream from the stored file in bounded pieces
 (``sinks/result_downloads.py``).
 
 A store that cannot be read answers 503 ``STORAGE_UNAVAILABLE`` with Retry-After (the global handler of

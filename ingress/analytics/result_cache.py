@@ -3,11 +3,10 @@
 After a query is planned, its cache key (``core.sql.cache_key``) is looked up among the company's earlier
 jobs. On a hit the call records a new job for the caller, SUCCEEDED at once, that shares the earlier job's
 stored result (``sinks/db/analytics/cached_results.py``): nothing is scanned or charged, no query slot is
-taken, and
-nothing goes to the broker. The key holds the compiled plan, the caller's effective policy included, and
-the snapshot of every table read, so only a caller whose grant compiles to the same plan, on the same data,
-ever meets a result; every read of the new job's output is still checked against the reader's own grant
-(``ingress/analytics/job_access.py``), with the caller's own policy stored on it.
+taken, and nothing goes to the broker. The key holds the compiled plan, the caller's effective policy
+included, and the snapshot of every table read, so only a caller whose grant compiles to the same plan, on the
+same data, ever meets a result; every read of the new job's output is still checked against the reader's own
+grant (``ingress/analytics/job_access.py``), with the caller's own policy stored on it.
 """
 
 from __future__ import annotations
@@ -72,8 +71,8 @@ def hit_view(
     cache_key: str,
 ) -> Job:
     """The caller's new job answered by ``source``'s result (``sinks/db/analytics/cached_results.hit_job``),
-    in no
-    session: what ``sinks/db/analytics/cached_results.create_hit`` records, and what the call answers with."""
+    in no session: what ``sinks/db/analytics/cached_results.create_hit`` records, and what the call answers
+    with."""
     return query_cache.hit_job(
         job_id=job_id,
         source=source,

@@ -2,11 +2,10 @@
 and the answers and clean-up of uploads that ended without completing (aborted or expired).
 
 A part's bytes are reserved before they are written: the whole declared ``Content-Length`` at once (so an
-oversized part is refused before its body is read), or, for a body without one, in steps as it streams in.
-A reservation and the check against the quota are one transaction under the company's lock
+oversized part is refused before its body is read), or, for a body without one, in steps as it streams in. A
+reservation and the check against the quota are one transaction under the company's lock
 (``sinks.db.analytics.uploads.reserve``), so concurrent parts never take more than the quota between them.
-Once the
-part is stored the upload holds what the store measures, and the reservation ends.
+Once the part is stored the upload holds what the store measures, and the reservation ends.
 """
 
 from __future__ import annotations

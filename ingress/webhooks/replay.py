@@ -33,7 +33,8 @@ from ingress.deps import PoweruserCaller, Svc
 from ingress.errors import ApiError
 from ingress.state import Services
 from ingress.webhooks.manage import NOT_FOUND, _visible
-from ingress.webhooks.replay_pipeline import SANDBOX_BUSY, Refused, SandboxWait, SandboxWaitOver, rerun
+from ingress.webhooks.pipeline import Refused
+from ingress.webhooks.replay_pipeline import SANDBOX_BUSY, SandboxWait, SandboxWaitOver, rerun
 from ingress.webhooks.trigger_screening import screens_for
 from schemas.admin import Principal
 from schemas.base import iso_utc
@@ -134,7 +135,14 @@ class _Run:
         ready: list[Replay] = []
         for request in stored:
             try:
-                outcome = await rerun(self.svc, self.target, self.screens, request, self.wait, _now())
+                outcome = await rerun(
+                    self.target,
+                    self.screens,
+                    request,
+                    self.wait,
+                    _now(),
+                    jsonpath_cpu_ms=self.svc.settings.jsonpath_cpu_ms,
+                )
             except SandboxWaitOver:
                 self.stopped = SANDBOX_BUSY
                 break

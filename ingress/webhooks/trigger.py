@@ -2,21 +2,17 @@
 
 Authenticate (401 ``{"error": ...}`` in the spec's order) → the provider signature (401 ``Invalid
 signature.``) → deduplication (a key seen within the window is a 200 ``duplicate: true``;
-``ingress/webhooks/trigger_dedup.py``) → validation script → content filter (a delivery that does not match
-is a
-FILTERED entry and a 200; ``ingress/webhooks/trigger_screening.py``) → transform (synchronous; a failure is
-500 and a
-TRANSFORM_FAILED entry; ``ingress/webhooks/trigger_transform.py``) → the QUEUED entry (group commit;
+``ingress/webhooks/trigger_dedup.py``) → validation script → content filter (a delivery that does not match is
+a FILTERED entry and a 200) → transform (synchronous; a failure is 500 and a TRANSFORM_FAILED entry), the
+three steps a replay runs too (``ingress/webhooks/pipeline.py``) → the QUEUED entry (group commit;
 ``ingress/webhooks/trigger_recording.py``) → the Kafka record (``acks=all``) → 202. The handler runs later in
-a worker;
-its outcome is only in the history. A failure while queuing answers in
-``ingress/webhooks/trigger_failures.py``'s
-terms: 503 with Retry-After when nothing was recorded, the interface's 500 body otherwise.
+a worker; its outcome is only in the history. A failure while queuing answers in
+``ingress/webhooks/trigger_failures.py``'s terms: 503 with Retry-After when nothing was recorded, the
+interface's 500 body otherwise.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import replace
 
@@ -25,10 +21,10 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from core import tracing
-from core.webhooks.transform import TransformError, apply_jsonpath, apply_transform, needs_sandbox
 from ingress.deps import Svc
 from ingress.state import Services
 from ingress.webhooks import trigger_dedup, trigger_failures
+from ingress.webhooks.pipeline import Incoming, Refused, Run, process
 from ingress.webhooks.trigger_auth import (
     TriggerRejected,
     check_key,
@@ -39,22 +35,17 @@ from ingress.webhooks.trigger_auth import (
     webhook_id_from,
 )
 from ingress.webhooks.trigger_recording import delivery_for, record, record_filtered
-from ingress.webhooks.trigger_screening import (
-    filter_decision,
-    screens_for,
-    signature_refusal,
-)
+from ingress.webhooks.trigger_screening import screens_for, signature_refusal
 from ingress.webhooks.trigger_tracing import traced
-from ingress.webhooks.trigger_transform import compiled_mappings, jsonpath_in_sandbox
 from schemas.deliveries import (
     DuplicateWebhookResponse,
     ExecuteWebhookResponse,
     FilteredWebhookResponse,
 )
+from schemas.webhooks import MAX_BODY_BYTES
 from sinks.db.webhooks import deliveries
 from sinks.db.webhooks.deliveries import TriggerTarget
 from sinks.exceptions import BrokerAway
-from sinks.scripting.sandbox import ScriptError, run_validation, script_transform
 from sinks.scripting.workers import SandboxBusy
 from sinks.telemetry import now_ns
 
@@ -62,10 +53,6 @@ router = APIRouter(tags=["webhook trigger"])
 
 TRIGGER_PATH = "/clients/custom-webhooks"
 TRIGGER_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE"})
-MAX_BODY_BYTES = 10 * 1024 * 1024
-# JSONPATH over a small body takes well under a millisecond: cheaper on the event loop than a thread hop.
-# Scripts and large bodies go to a worker thread.
-INLINE_TRANSFORM_BYTES = 16 * 1024
 
 
 def _answer(status: int, response: ExecuteWebhookResponse) -> JSONResponse:
@@ -163,76 +150,23 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
     if isinstance(claim, JSONResponse):
         return claim  # a duplicate (200) or an unusable Idempotency-Key (400)
 
-    validation = target.config.get("validationConfig") or {}
-    if validation.get("enableValidation") and validation.get("validationScript"):
-        try:
-            outcome = await run_in_threadpool(
-                run_validation, validation["validationScript"], headers, body, query, tenant=target.company_id
-            )
-        except SandboxBusy as busy:
-            return _busy(target, busy)
-        except ScriptError as exc:
-            return JSONResponse({"error": f"Webhook validation failed: {exc}"}, status_code=401)
-        if not outcome.valid:
-            return JSONResponse({"error": outcome.message}, status_code=401)
-
-    transform_config = target.config.get("payloadTransformConfig") or {}
-    transform_type = str(transform_config.get("transformType") or "JSONPATH")
-    # The caller's trace continued (or a new one): this request is its ingress span.
-    trace, caller_span = tracing.incoming(headers.get(tracing.HEADER))
-    if screens.filter is not None:
-        verdict = await filter_decision(screens.filter, request, raw)
-        if not verdict.passed:
-            filtered = delivery_for(
-                request,
-                target,
-                headers,
-                query,
-                body,
-                transform_type,
-                trace,
-                filtered=True,
-                filter_note=verdict.note,
-            )
-            answer = await record_filtered(svc, filtered, claim)
-            return traced(svc, answer, filtered, trace, caller_span, started_ns)
-    variables: dict[str, str] | None = None
-    transform_error: str | None = None
-    mappings = transform_config.get("jsonPathMappings") or {}
-    transform_started = now_ns()
+    incoming = Incoming(
+        raw, body, headers, query, lambda: (request.headers.items(), request.query_params.multi_items())
+    )
+    run = Run(target, screens, target.company_id, svc.settings.jsonpath_cpu_ms)
     try:
-        if transform_type == "JSONPATH" and needs_sandbox(mappings):
-            content_type = headers.get("content-type")
-            variables = await jsonpath_in_sandbox(svc, target, mappings, body, query, content_type)
-        elif transform_type == "JSONPATH" and len(raw) <= INLINE_TRANSFORM_BYTES:
-            # apply_transform's JSONPATH branch, with the mappings compiled once per cached target.
-            content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), None)
-            inline = transform_config.get("jsonPathMappings", transform_config.get("json_path_mappings"))
-            compiled = compiled_mappings(target, inline or {})
-            variables = apply_jsonpath(compiled, body, query, content_type)
-        else:
-            runner = script_transform(tenant=target.company_id)
-            variables = await run_in_threadpool(
-                apply_transform, transform_config, body, headers, query, run_script=runner
-            )
+        processed = await process(run, incoming)
     except SandboxBusy as busy:
         return _busy(target, busy)
-    except TransformError as exc:
-        transform_error = str(exc)
-    transform_ns = (transform_started, now_ns())
-
-    variables_json = json.dumps(variables) if variables is not None else None
-    delivery = delivery_for(
-        request,
-        target,
-        headers,
-        query,
-        body,
-        transform_type,
-        trace,
-        variables_json=variables_json,
-        transform_error=transform_error,
-    )
+    if isinstance(processed, Refused):
+        return JSONResponse({"error": processed.message}, status_code=401)
+    # The caller's trace continued (or a new one): this request is its ingress span.
+    trace, caller_span = tracing.incoming(headers.get(tracing.HEADER))
+    delivery = delivery_for(request, target, incoming, processed, trace)
+    if delivery.filtered:
+        answer = await record_filtered(svc, delivery, claim)
+        return traced(svc, answer, delivery, trace, caller_span, started_ns)
+    transform_error, transform_ns = processed.transform_error, processed.transform_ns
     ids = {"execution_id": delivery.execution_id, "webhook_id": target.webhook_id}
     # While `svc up` starts the embedded broker again, the entry is written not yet handed over and the
     # workers' sweep of due attempts hands it to the new broker (sinks/broker_absence.py).

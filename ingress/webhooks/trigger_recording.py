@@ -1,14 +1,14 @@
 """What the trigger records of a request (ingress/webhooks/trigger.py): the history entry, with the
 credentials among its headers and query parameters redacted and the handler it is recorded with, written by
 the group commit (QUEUED, FILTERED or TRANSFORM_FAILED; sinks/db/webhooks/deliveries.py). A replay
-(ingress/webhooks/replay_pipeline.py) leaves out what this redacted, and records the same handler.
+(ingress/webhooks/replay_pipeline.py) leaves out what this redacted; both make the entry with
+``ingress/webhooks/pipeline.delivery_of``.
 """
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
@@ -17,8 +17,10 @@ from core.signatures import secret_headers
 from core.tracing import TraceContext
 from ingress.state import Services
 from ingress.webhooks import trigger_dedup, trigger_failures
+from ingress.webhooks.pipeline import Incoming, Processed, delivery_of
 from ingress.webhooks.trigger_screening import FILTERED_MESSAGE, TOO_COSTLY_MESSAGE
 from schemas.deliveries import DeliveryTask, FilteredWebhookResponse
+from schemas.webhooks import StoredWebhookConfig
 from sinks import credentials
 from sinks.db.webhooks.dedup import Claim
 from sinks.db.webhooks.deliveries import Delivery, TriggerTarget
@@ -33,54 +35,30 @@ def _redacted(values: dict[str, str], secret: frozenset[str] = frozenset()) -> s
     return json.dumps({k: REDACTED if k.lower() in hidden else v for k, v in values.items()})
 
 
-def _secret_headers(config: dict[str, Any]) -> frozenset[str]:
-    named = frozenset(str(name).lower() for name in config.get("secretHeaders") or ())
-    verification = config.get("verificationConfig") or {}
-    return named | secret_headers(verification.get("provider"))
-
-
-def resource_of(config: dict[str, Any]) -> tuple[str | None, str | None]:
-    """The handler a delivery is recorded with: (resourceType, resourceId; for SVCDB the target table)."""
-    execution = config.get("resourceExecutionConfig") or {}
-    kind = execution.get("resourceType")
-    if kind == "SVCDB":
-        return kind, (execution.get("svcDbConfig") or {}).get("targetTableId")
-    return kind, execution.get("resourceId")
+def _secret_headers(config: StoredWebhookConfig) -> frozenset[str]:
+    named = frozenset(name.lower() for name in config.secret_headers or ())
+    return named | secret_headers((config.verification_config or {}).get("provider"))
 
 
 def delivery_for(
     request: Request,
     target: TriggerTarget,
-    headers: dict[str, str],
-    query: dict[str, str],
-    body: str,
-    transform_type: str,
+    incoming: Incoming,
+    processed: Processed,
     trace: TraceContext,
-    *,
-    variables_json: str | None = None,
-    transform_error: str | None = None,
-    filtered: bool = False,
-    filter_note: str | None = None,
 ) -> Delivery:
     """The history entry of one request as the trigger received it (a new execution id), with the credentials
     among its headers and query parameters redacted."""
-    resource_type, resource_id = resource_of(target.config)
-    return Delivery(
+    return delivery_of(
+        target,
+        processed,
         execution_id=credentials.new_id(),
-        target=target,
         http_method=request.method,
         source_ip=request.client.host if request.client else None,
-        headers_json=_redacted(headers, _secret_headers(target.config)),
-        query_json=_redacted(query),
-        payload=body,
-        transform_type=transform_type,
-        resource_type=resource_type,
-        resource_id=resource_id,
+        headers_json=_redacted(incoming.headers, _secret_headers(target.webhook_config)),
+        query_json=_redacted(incoming.query),
+        payload=incoming.body,
         received_at=datetime.now(UTC),
-        variables_json=variables_json,
-        transform_error=transform_error,
-        filtered=filtered,
-        filter_note=filter_note,
         trace_parent=trace.traceparent,
     )
 

@@ -156,13 +156,12 @@ class FilterDecision:
     note: str | None = None
 
 
-Pairs = list[tuple[str, str]]
+Pairs = Sequence[tuple[str, str]]
 
 
-async def filter_decision(flt: FilterConfig, request: Request, raw: bytes) -> FilterDecision:
-    """Whether the delivery matches ``flt``: its parsed JSON body (None if not JSON), headers and query."""
-    headers = request.headers.items()  # every header line, repeats included
-    query = request.query_params.multi_items()
+async def filter_decision(flt: FilterConfig, raw: bytes, headers: Pairs, query: Pairs) -> FilterDecision:
+    """Whether the delivery matches ``flt``: its parsed JSON body (None if not JSON), headers and query
+    (every header line and query pair, repeats included)."""
     if len(raw) > INLINE_BYTES:
         return await run_in_threadpool(_decide_raw, flt, raw, headers, query)
     body = parsed_json(raw)

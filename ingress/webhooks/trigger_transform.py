@@ -6,7 +6,6 @@ from __future__ import annotations
 from starlette.concurrency import run_in_threadpool
 
 from core.webhooks.transform import CompiledMappings, TransformError, compile_jsonpath_mappings
-from ingress.state import Services
 from sinks.db.webhooks.deliveries import TriggerTarget
 from sinks.scripting.workers import TaskBudget, TaskBudgetExceeded, TaskFailed, default_pool
 
@@ -29,23 +28,22 @@ def compiled_mappings(target: TriggerTarget, mappings: dict[str, str]) -> Compil
 
 
 async def jsonpath_in_sandbox(
-    svc: Services,
-    target: TriggerTarget,
+    cpu_ms: int,
+    tenant: str,
     mappings: dict[str, str],
     body: str,
     query: dict[str, str],
     content_type: str | None,
 ) -> dict[str, str]:
-    """Evaluate mappings that are more than plain paths in a sandbox worker, under the company's share of the
-    workers and a CPU budget; raises TransformError or SandboxBusy."""
-    cpu_ms = svc.settings.jsonpath_cpu_ms
+    """Evaluate mappings that are more than plain paths in a sandbox worker, under the tenant's share of the
+    workers and a CPU budget of ``cpu_ms``; raises TransformError or SandboxBusy."""
     payload = {"mappings": mappings, "body": body, "queryParams": query, "contentType": content_type}
     try:
         result = await run_in_threadpool(
             default_pool().run_task,
             "jsonpath",
             payload,
-            tenant=target.company_id,
+            tenant=tenant,
             budget=TaskBudget(cpu_ms=cpu_ms, wall_ms=4 * cpu_ms + 2000),
         )
     except TaskBudgetExceeded:

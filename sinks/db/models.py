@@ -359,9 +359,9 @@ class TableWrite(Base):
 
 class TableMaintenance(Base):
     """The worker's automatic maintenance of one table (streams/analytics/maintenance.py): when it was last
-    looked at,
-    compacted and expired, and the lease of the worker maintaining it now. A worker maintains a table only
-    while it holds an unexpired lease (``lease_holder`` says whose), so two workers never do at once."""
+    looked at, compacted and expired, and the lease of the worker maintaining it now. A worker maintains a
+    table only while it holds an unexpired lease (``lease_holder`` says whose), so two workers never do at
+    once."""
 
     __tablename__ = "table_maintenance"
 

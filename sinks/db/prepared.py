@@ -11,8 +11,8 @@ A DBAPI error is raised as the ``sqlalchemy.exc.DBAPIError`` subclass SQLAlchemy
 (``OperationalError``, ``IntegrityError``...), its parameters hidden, so the callers' error handling (the
 group commit's, :mod:`sinks.db.availability`'s) sees what it would see from ``Connection.execute``.
 
-Only for statements whose result columns need no processing (plain strings and numbers): rows come back as
-the driver returns them.
+Only for statements whose result columns need no processing (plain strings and numbers): rows come back as the
+driver returns them.
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """The automatic table maintenance area of the worker (docs/tables.md, "Automatic maintenance").
 
-Every ``SVC_MAINTENANCE_INTERVAL_SECONDS`` each worker (not only the leader: the lease per table spreads
-the tables over the workers) takes up to ``SVC_MAINTENANCE_TABLES_PER_ROUND`` tables nobody holds, the
+Every ``SVC_MAINTENANCE_INTERVAL_SECONDS`` each worker (not only the leader: the lease per table spreads the
+tables over the workers) takes up to ``SVC_MAINTENANCE_TABLES_PER_ROUND`` tables nobody holds, the
 never-checked first, then the oldest-checked. For each it claims the table's lease
 (``sinks/db/analytics/table_maintenance.py``), runs what is due (``sinks/iceberg/auto_maintenance.py``) on a
-thread of
-its own, renews the lease meanwhile every third of ``SVC_LEASE_SECONDS``, and releases it. Tables go one at
-a time, so one worker's maintenance uses at most one thread and one core. A worker that dies leaves a lease
-that runs out within ``SVC_LEASE_SECONDS``; a compaction cut off by it has committed nothing, or everything.
+thread of its own, renews the lease meanwhile every third of ``SVC_LEASE_SECONDS``, and releases it. Tables go
+one at a time, so one worker's maintenance uses at most one thread and one core. A worker that dies leaves a
+lease that runs out within ``SVC_LEASE_SECONDS``; a compaction cut off by it has committed nothing, or
+everything.
 """
 
 from __future__ import annotations

@@ -3,12 +3,10 @@ retries in the DB, and sweep for due retries and lost work.
 
 A stream event is kept short (Faust's rebalance waits for it): the batch is claimed durably (QUEUED →
 PROCESSING, compare-and-set) and the handler calls (streams/webhooks/delivery_handlers.py) go to a bounded
-pool of
-tasks, so a slow handler never holds a partition. The worker renews the lease of every attempt it acts on
-(``renew_leases``, one statement a round); a worker that dies leaves PROCESSING entries whose leases run
-out, and the reconciler, on whichever worker leads, fails those attempts and queues the next. An attempt
-that merely runs long keeps its lease up to its cap (core/leases.py), so it is never run twice because it
-was slow.
+pool of tasks, so a slow handler never holds a partition. The worker renews the lease of every attempt it acts
+on (``renew_leases``, one statement a round); a worker that dies leaves PROCESSING entries whose leases run
+out, and the reconciler, on whichever worker leads, fails those attempts and queues the next. An attempt that
+merely runs long keeps its lease up to its cap (core/leases.py), so it is never run twice because it was slow.
 
 While the metadata database is unreachable the agent and the timers wait for it (``streams/runtime.py``):
 the claim, the handler lookup and the outcome are tried again until the database answers, so an attempt is
@@ -130,7 +128,7 @@ class DeliveryRuntime(HandlerRuntime):
 
     async def _attempt(self, attempt: Attempt) -> None:
         task, config = attempt.task, attempt.config
-        execution = config.get("resourceExecutionConfig")
+        execution = config.resource_execution_config
         request: dict[str, Any] | None = None
         # The ingress span the delivery belongs to; this attempt's handler call is a span of its own.
         ingress = tracing.parse(attempt.trace_parent)

@@ -1,7 +1,7 @@
 """One delivery attempt's handler call (streams/webhooks/deliveries.py runs the attempt): an agent or tool at
-the
-version its webhook's config picks now, or an svcdb operation; and the webhook's ``executionSettings`` that
-govern the call (``timeoutSeconds``) and what follows a failure (``maxRetries``, ``retryDelaySeconds``)."""
+the version its webhook's config picks now, or an svcdb operation; and the webhook's ``executionSettings``
+that govern the call (``timeoutSeconds``) and what follows a failure (``maxRetries``,
+``retryDelaySeconds``)."""
 
 from __future__ import annotations
 
@@ -11,22 +11,23 @@ from typing import Any
 
 from core.tracing import TraceContext
 from schemas.deliveries import DeliveryTask, HandlerOutcome
+from schemas.webhooks import StoredWebhookConfig
 from streams.runtime import HandlerRuntime, HandlerUnavailable
 
 
-def handler_timeout(config: dict[str, Any]) -> float:
+def handler_timeout(config: StoredWebhookConfig) -> float:
     """The webhook's timeoutSeconds, as the handler call uses it."""
-    return float((config.get("executionSettings") or {}).get("timeoutSeconds", 300))
+    return float(config.execution_settings.timeout_seconds)
 
 
 def retry_at(
-    config: dict[str, Any], attempt_number: int, ended_at: datetime, outcome: HandlerOutcome
+    config: StoredWebhookConfig, attempt_number: int, ended_at: datetime, outcome: HandlerOutcome
 ) -> datetime | None:
     """When the next attempt may run, or None when this was the last one (or the failure is permanent)."""
-    settings = config.get("executionSettings") or {}
-    if outcome.ok or not outcome.retryable or attempt_number > int(settings.get("maxRetries", 3)):
+    settings = config.execution_settings
+    if outcome.ok or not outcome.retryable or attempt_number > settings.max_retries:
         return None
-    return ended_at + timedelta(seconds=int(settings.get("retryDelaySeconds", 5)))
+    return ended_at + timedelta(seconds=settings.retry_delay_seconds)
 
 
 async def call_handler(
@@ -34,7 +35,7 @@ async def call_handler(
     task: DeliveryTask,
     execution: dict[str, Any],
     request: dict[str, Any],
-    config: dict[str, Any],
+    config: StoredWebhookConfig,
     span: TraceContext | None = None,
 ) -> HandlerOutcome:
     kind = execution.get("resourceType")
@@ -59,7 +60,7 @@ async def call_handler(
 
 
 async def _svcdb(
-    runtime: HandlerRuntime, task: DeliveryTask, operation: dict[str, Any], config: dict[str, Any]
+    runtime: HandlerRuntime, task: DeliveryTask, operation: dict[str, Any], config: StoredWebhookConfig
 ) -> HandlerOutcome:
     table_id = str(operation.get("targetTableId"))
     timeout = handler_timeout(config)

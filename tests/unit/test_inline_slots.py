@@ -1,6 +1,5 @@
 """Which /query calls the ingress runs itself (ingress/analytics/inline_queries.Slots): only calls that wait,
-within the
-scan estimate, while a slot is free and the company has no other query running there."""
+within the scan estimate, while a slot is free and the company has no other query running there."""
 
 from __future__ import annotations
 

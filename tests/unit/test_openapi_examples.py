@@ -2,10 +2,10 @@
 it shows is one the service accepts.
 
 The examples live in ``schemas/examples/`` and reach the document through the request models'
-``model_config``. Each one is validated here against the model the operation takes, and then, where the
-route checks more than the model does, against those checks too (schedules, JSONPath mappings, column types
-and partitions, row filters, SQL, appended rows, cursors, reveal pairs), so an example can never drift from
-the service.
+``model_config``. Each one is validated here against the model the operation takes, and then, where the route
+checks more than the model does, against those checks too (schedules, JSONPath mappings, column types and
+partitions, row filters, SQL, appended rows, cursors, reveal pairs), so an example can never drift from the
+service.
 """
 
 from __future__ import annotations

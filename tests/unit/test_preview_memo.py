@@ -1,7 +1,6 @@
 """The preview memo (ingress/analytics/preview_memo.py): a preview is rendered and encoded once per result
-file, its
-stored shape and way of showing masked columns, and any of those changing is another preview; the answer
-is written with the kept text spliced in, as the framework would have written it whole."""
+file, its stored shape and way of showing masked columns, and any of those changing is another preview; the
+answer is written with the kept text spliced in, as the framework would have written it whole."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """The result cache's key (core/sql/cache_key.py): every part of a plan that shapes its result changes the
-key,
-the parts that do not leave it alone, and a query whose answer depends on the moment has none."""
+key, the parts that do not leave it alone, and a query whose answer depends on the moment has none."""
 
 from __future__ import annotations
 

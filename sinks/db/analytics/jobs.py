@@ -33,9 +33,8 @@ def create(session: Session, **fields: Any) -> str:
 
 def create_ended(session: Session, *, outcome: Outcome, finished: datetime, **fields: Any) -> Job:
     """A job that has run already (a query answered in the ingress, ``ingress/analytics/inline_queries``),
-    recorded
-    as a worker leaves one: started at its creation (``now``), ended at ``finished`` with ``outcome``. One
-    INSERT; the job is returned detached, its columns loaded."""
+    recorded as a worker leaves one: started at its creation (``now``), ended at ``finished`` with
+    ``outcome``. One INSERT; the job is returned detached, its columns loaded."""
     job = new_job(**fields)
     job.started_at = job.heartbeat_at = job.created_at
     job.attempt = 1

@@ -1,11 +1,10 @@
 """Bytes each company's query jobs are estimated to scan, per UTC day, counted as the jobs are recorded.
 
-One counter per company and day in ``read_charges`` (beside the bytes describe and preview read), added to
-in the transaction that records the job, so checking the daily allowance costs one read however many
-queries the day had; a job's ``bytes_scanned`` is fixed when it is created, so the counter is exact. The
-additions of a group commit are gathered and written once, sorted by company, just before it commits (the
-same rows in the same order in every transaction: two processes' commits never wait on each other in a
-cycle).
+One counter per company and day in ``read_charges`` (beside the bytes describe and preview read), added to in
+the transaction that records the job, so checking the daily allowance costs one read however many queries the
+day had; a job's ``bytes_scanned`` is fixed when it is created, so the counter is exact. The additions of a
+group commit are gathered and written once, sorted by company, just before it commits (the same rows in the
+same order in every transaction: two processes' commits never wait on each other in a cycle).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Bytes of table data read by describe (with statistics) and preview, per company and UTC day.
 
 They share the daily scan allowance with the company's query jobs: ``sinks.db.analytics.jobs.scanned_since``
-adds
-them to the queries' ``bytes_scanned``, and a charge here is checked against that same sum.
+adds them to the queries' ``bytes_scanned``, and a charge here is checked against that same sum.
 """
 
 from __future__ import annotations

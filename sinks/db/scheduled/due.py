@@ -2,11 +2,10 @@
 (it takes a session and never commits): the fires coming due, the retries coming due, the buffered runs
 released, and the dead-letter records owed.
 
-The timer runs twice a second on the leader and nearly every round finds nothing, so one prebuilt
-statement first asks whether any of the four has work (four indexed EXISTS), and only a kind it finds work
-for runs its own query. The probe's conditions are each query's own, or wider (a buffered run may still be
-blocked), so it never hides work. New events and outcomes written by any process are seen at the next
-round.
+The timer runs twice a second on the leader and nearly every round finds nothing, so one prebuilt statement
+first asks whether any of the four has work (four indexed EXISTS), and only a kind it finds work for runs its
+own query. The probe's conditions are each query's own, or wider (a buffered run may still be blocked), so it
+never hides work. New events and outcomes written by any process are seen at the next round.
 """
 
 from __future__ import annotations

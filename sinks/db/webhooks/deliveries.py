@@ -3,14 +3,14 @@ record (QUEUED, FILTERED or TRANSFORM_FAILED), or its failure when the broker re
 
 Each write is one unit of work for a :class:`~sinks.db.group_commit.GroupCommitter` (it takes a session and
 never commits itself). What the worker does to an attempt next is in sinks/db/webhooks/delivery_attempts.py
-(claim,
-outcome, the next attempt) and sinks/db/webhooks/delivery_sweeps.py (due retries, lost records, leases).
+(claim, outcome, the next attempt) and sinks/db/webhooks/delivery_sweeps.py (due retries, lost records,
+leases).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
@@ -19,7 +19,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from schemas.deliveries import DeliveryTask
-from schemas.webhooks import ExecutionStatus
+from schemas.webhooks import ExecutionStatus, StoredWebhookConfig
 from sinks import credentials
 from sinks.db.deferred import defer_insert
 from sinks.db.models import Webhook, WebhookExecution, WebhookKey, WebhookPayload
@@ -57,6 +57,12 @@ class TriggerTarget:
     key_id: str | None
     key_digest: str | None
     key_enabled: bool
+    # ``config`` typed, parsed once per target: the trigger keeps its targets a moment
+    # (ingress/webhooks/trigger_targets.py), so a delivery reads the configuration without parsing it.
+    webhook_config: StoredWebhookConfig = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "webhook_config", StoredWebhookConfig.model_validate(self.config))
 
 
 def load_target(session: Session | Connection, webhook_id: str) -> TriggerTarget | None:

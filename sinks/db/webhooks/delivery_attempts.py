@@ -18,7 +18,7 @@ from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.orm import Session
 
 from schemas.deliveries import DeliveryTask
-from schemas.webhooks import ExecutionStatus
+from schemas.webhooks import ExecutionStatus, StoredWebhookConfig
 from sinks import credentials
 from sinks.db.models import Webhook, WebhookExecution
 from sinks.db.webhooks import executions
@@ -84,7 +84,7 @@ class Attempt:
 
     task: DeliveryTask
     started_at: datetime
-    config: dict[str, Any]
+    config: StoredWebhookConfig
     variables: dict[str, str]
     trace_parent: str | None = None
     queued_at: datetime | None = None
@@ -96,7 +96,7 @@ def claim(
     """QUEUED → PROCESSING, with its lease, for each task whose entry is still QUEUED; the others were
     already taken."""
     claimed: list[Attempt] = []
-    configs: dict[str, dict[str, Any]] = {}
+    configs: dict[str, StoredWebhookConfig] = {}
     # Core statements on the session's connection (same transaction): the ORM's handling of a statement
     # costs more than running it, and these touch no ORM objects. One UPDATE per company in the batch
     # (tenancy stays in the WHERE clause), not one per task.
@@ -127,7 +127,7 @@ def claim(
         executions.bump(session, task.webhook_id, PROCESSING, 1)
         if task.webhook_id not in configs:
             config_json = connection.execute(_CONFIG, {"webhook": task.webhook_id}).scalar_one()
-            configs[task.webhook_id] = json.loads(config_json)
+            configs[task.webhook_id] = StoredWebhookConfig.model_validate_json(config_json)
         claimed.append(
             Attempt(
                 task=task,

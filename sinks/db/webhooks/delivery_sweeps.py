@@ -8,7 +8,6 @@ beside sinks/db/webhooks/delivery_attempts.py (an attempt's claim and outcome).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import cast
@@ -18,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from core import leases
 from schemas.deliveries import DeliveryTask
+from schemas.webhooks import StoredWebhookConfig
 from sinks.db.models import Webhook, WebhookExecution
 from sinks.db.webhooks.deliveries import PROCESSING, QUEUED, task_of
 from sinks.db.webhooks.executions import unindexed
@@ -119,8 +119,8 @@ def abandoned(
     rows = session.execute(query.order_by(WebhookExecution.started_at).limit(limit)).all()
     found = []
     for entry, config_json in rows:
-        settings = json.loads(config_json).get("executionSettings", {})
-        timeout = timedelta(seconds=int(settings.get("timeoutSeconds", 300)))
+        settings = StoredWebhookConfig.model_validate_json(config_json).execution_settings
+        timeout = timedelta(seconds=settings.timeout_seconds)
         if leases.abandoned(now, entry.started_at, entry.lease_until, timeout + grace):
-            found.append((task_of(entry), int(settings.get("maxRetries", 3))))
+            found.append((task_of(entry), settings.max_retries))
     return found

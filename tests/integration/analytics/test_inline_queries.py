@@ -1,6 +1,5 @@
 """Short queries whose caller waits are answered by the ingress alone (ingress/analytics/inline_queries.py,
-turned on
-here: SVC_QUERY_INLINE_CONCURRENCY is 0 by default): with no worker running, such a query still ends
+turned on here: SVC_QUERY_INLINE_CONCURRENCY is 0 by default): with no worker running, such a query still ends
 SUCCEEDED, under the caller's own grant, and its job reads as any job (status, pages, listing). A query that
 does not wait, or runs past the ingress's budget, is handed to a worker as before: it stays QUEUED until a
 worker runs, which then ends it once."""

@@ -1,7 +1,6 @@
 """Trigger deduplication in the metadata DB (sinks/db/webhooks/dedup.py), on SQLite and PostgreSQL: a key is
-claimed
-with the delivery's history rows in one transaction, once per webhook; a refused claim records nothing and
-names the first delivery, also inside one group commit and against a concurrent uncommitted claim; expired
+claimed with the delivery's history rows in one transaction, once per webhook; a refused claim records nothing
+and names the first delivery, also inside one group commit and against a concurrent uncommitted claim; expired
 keys are taken over and swept in batches; a key freed after a failed hand-over can be used again."""
 
 from __future__ import annotations
