@@ -3,15 +3,15 @@
 WRITE access to the webhook is needed; a webhook the caller cannot see answers exactly like the other
 poweruser routes (401 ``Webhook not found``). The call selects the executions (by id or by filter, the oldest
 ``limit``), runs each stored request through the webhook's current configuration
-(``webhook_replay_pipeline.py``), records the new executions in group commits of the delivery path (each
+(``replay_pipeline.py``), records the new executions in group commits of the delivery path (each
 with its ``replayOf``) before it answers, and paces their hand-over to the handler queue at
 ``SVC_REPLAY_RATE_PER_SECOND`` per company: the slots due now are published here exactly as the trigger
 publishes, the later ones wait in the database for the worker's sweep of due attempts
 (``sinks/db/webhooks/replays.py``).
 
 Recording is the call's own cost, paid in this process while it answers live triggers, and it writes to
-the database's one write lock as their deliveries do. Back to back (about a thousand a second) it doubled
-the live trigger's p99 while a call ran (bench/bench_replay.py). So the call records in small steps
+the database's one write lock as their deliveries do; back to back it would slow the live triggers
+(docs/performance.md, replay). So the call records in small steps
 (``STEP``), at most ``SVC_REPLAY_RECORD_RATE_PER_SECOND`` executions a second, resting between steps; the
 replay calls of one process take their steps in turn, so together they never record faster.
 """

@@ -13,9 +13,8 @@ CPU, on the event loop or not: verification is an HMAC-SHA256 (HMAC-SHA1 for Twi
 comparison for GitLab) over the raw body, linear in its size, and parses at most one short header (4 KiB,
 16 signatures; Twilio at most 1,000 form fields). A filter's match counts its steps (``core/filters.py``):
 each value compared is one. So up to ``INLINE_BYTES`` of body both run on the event loop, the filter within
-``INLINE_MATCH_STEPS`` (about 2-4 ms of CPU at the most, tens of microseconds for real filters); a larger
-body (hashing and parsing up to 10 MiB costs milliseconds to tens of them) or a match that needs more steps
-goes to a worker thread, where the match stops at ``MAX_MATCH_STEPS`` (50-100 ms). Neither runs in the
+``INLINE_MATCH_STEPS``; a larger body or a match that needs more steps goes to a worker thread, where the
+match stops at ``MAX_MATCH_STEPS`` (the costs behind these bounds: docs/performance.md). Neither runs in the
 script sandbox: there is no tenant code to contain, only work bounded by these limits.
 """
 
