@@ -2,12 +2,13 @@
 
 The trigger is the one endpoint called at event rates (hundreds to thousands a second). FastAPI's routing
 (matching the path against every route), dependency solving and exception middlewares cost more CPU than the
-trigger's own work (docs/performance.md, "Figures behind choices in the code"), for an endpoint that takes no typed body and answers with its own JSON. This middleware sits inside
-``EdgeMiddleware`` (request id, metrics, access log, body limit, last-resort 500) and hands the five trigger
-methods on the exact trigger path to ``trigger.trigger_webhook`` directly. The FastAPI routes stay
-registered, so the OpenAPI document still shows the trigger, and any other method or path goes on to FastAPI. An error the trigger raises is answered here in the trigger's own 500 shape
-(``ingress/webhooks/trigger_failures.py``), except a database outage, which ``DatabaseOutage`` answers with a
-503.
+trigger's own work (docs/performance.md, "Figures behind choices in the code"), for an endpoint that takes no
+typed body and answers with its own JSON. This middleware sits inside ``EdgeMiddleware`` (request id, metrics,
+access log, body limit, last-resort 500) and hands the five trigger methods on the exact trigger path to
+``trigger.trigger_webhook`` directly. The FastAPI routes stay registered, so the OpenAPI document still shows
+the trigger, and any other method or path goes on to FastAPI. An error the trigger raises is answered here in
+the trigger's own 500 shape (``ingress/webhooks/trigger_failures.py``), except a database outage, which
+``DatabaseOutage`` answers with a 503.
 """
 
 from __future__ import annotations
