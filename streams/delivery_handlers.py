@@ -10,7 +10,7 @@ from typing import Any
 
 from core.tracing import TraceContext
 from schemas.deliveries import DeliveryTask, HandlerOutcome
-from streams.handler_call import invoke_handler, run_svcdb
+from streams.handler_call import invoke_handler, run_svcdb, table_missing
 from streams.runtime import HandlerRuntime
 
 
@@ -40,17 +40,12 @@ async def call_handler(
     kind = execution.get("resourceType")
     if kind == "SVCDB":
         operation = request.get("svcDbConfig") or {}
-        table_id = str(operation.get("targetTableId"))
+        # Safe to repeat: the execution id is the write's idempotency key.
         outcome = await run_svcdb(
-            runtime,
-            company_id=task.company_id,
-            table_id=table_id,
-            write_id=task.execution_id,
-            operation=operation,
-            timeout_seconds=handler_timeout(config),
+            runtime, task.company_id, task.execution_id, operation, handler_timeout(config)
         )
         if outcome is None:
-            return HandlerOutcome(ok=False, error=f"Target table {table_id} not found", retryable=False)
+            return HandlerOutcome(ok=False, error=table_missing(operation), retryable=False)
         return outcome
     resource_id = str(execution.get("resourceId"))
     return await invoke_handler(

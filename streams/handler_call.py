@@ -37,22 +37,25 @@ async def invoke_handler(
 
 
 async def run_svcdb(
-    runtime: HandlerRuntime,
-    *,
-    company_id: str,
-    table_id: str,
-    write_id: str,
-    operation: dict[str, Any],
-    timeout_seconds: float,
+    runtime: HandlerRuntime, company_id: str, write_id: str, operation: dict[str, Any], timeout_seconds: float
 ) -> HandlerOutcome | None:
-    """The svcdb operation's outcome, or None when the table does not exist in the company. Waits out an
-    unreachable database: safe to repeat, since ``write_id`` is the write's idempotency key."""
+    """The svcdb operation's outcome, or None when its ``targetTableId`` does not exist in the company.
+    Waits out an unreachable database: safe to repeat, since ``write_id`` is the write's idempotency key."""
     run = partial(
         runtime.svcdb.run,
         company_id=company_id,
-        table_id=table_id,
+        table_id=target_table(operation),
         write_id=write_id,
         operation=operation,
         limit_seconds=timeout_seconds,
     )
     return await runtime.until_db(run, "svcdb operation")
+
+
+def target_table(operation: dict[str, Any]) -> str:
+    return str(operation.get("targetTableId"))
+
+
+def table_missing(operation: dict[str, Any]) -> str:
+    """The error of an svcdb operation whose table does not exist."""
+    return f"Target table {target_table(operation)} not found"

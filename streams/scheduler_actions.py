@@ -9,7 +9,7 @@ from typing import Any
 from schemas.deliveries import HandlerOutcome
 from schemas.scheduled_events import RunStatus
 from sinks.db.scheduled_runs import RunWork
-from streams.handler_call import invoke_handler, run_svcdb
+from streams.handler_call import invoke_handler, run_svcdb, table_missing
 from streams.runtime import HandlerRuntime
 
 
@@ -60,18 +60,11 @@ async def act(runtime: HandlerRuntime, work: RunWork) -> tuple[RunStatus, Handle
 
 async def _svcdb(runtime: HandlerRuntime, work: RunWork) -> tuple[RunStatus, HandlerOutcome]:
     operation = {k: v for k, v in work.config.items() if k not in ("skipIfTargetTableMissing", "description")}
-    table_id = str(operation.get("targetTableId"))
     # The run id is the write id for every attempt, as the request's idempotencyKey is.
-    outcome = await run_svcdb(
-        runtime,
-        company_id=work.company_id,
-        table_id=table_id,
-        write_id=work.run_id,
-        operation=operation,
-        timeout_seconds=runtime.settings.scheduler_action_timeout_seconds,
-    )
+    timeout = runtime.settings.scheduler_action_timeout_seconds
+    outcome = await run_svcdb(runtime, work.company_id, work.run_id, operation, timeout)
     if outcome is None:
-        message = f"Target table {table_id} not found"
+        message = table_missing(operation)
         if work.config.get("skipIfTargetTableMissing"):
             return RunStatus.SKIPPED, HandlerOutcome(ok=True, error=message)
         return RunStatus.FAILED, HandlerOutcome(ok=False, error=message, retryable=False)

@@ -65,15 +65,6 @@ class Stack:
     company: CreatedCompany
 
 
-@pytest.fixture(scope="module")
-def postgres_server() -> Iterator[Postgres]:
-    server = Postgres()
-    try:
-        yield server
-    finally:
-        server.remove()
-
-
 @pytest.fixture
 def stack(postgres_server: Postgres, kafka_bootstrap: str, tmp_path: Path) -> Iterator[Stack]:
     name = f"outage_{uuid.uuid4().hex[:10]}"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,9 +22,8 @@ from sinks.db.scheduled_runs import RunWork
 from streams.scheduler import SchedulerRuntime
 from streams.scheduler_actions import act
 from streams.tables import TableWriter
-from tests.fixtures.stack import make_settings
 from tests.fixtures.tables import Tables
-from tests.integration.outage_helpers import Postgres
+from tests.integration.outage_helpers import Postgres, settings_on
 from tests.integration.scheduled.test_actions import TEXT, TICKETS
 
 pytestmark = pytest.mark.integration
@@ -35,23 +33,10 @@ PASSWORD = f"pw-{uuid.uuid4().hex}"
 WAITED_SECONDS = 3.0
 
 
-@pytest.fixture(scope="module")
-def postgres_server() -> Iterator[Postgres]:
-    server = Postgres()
-    try:
-        yield server
-    finally:
-        server.remove()
-
-
 @pytest.fixture
 def kafka_settings(postgres_server: Postgres, kafka_bootstrap: str, tmp_path: Path) -> Settings:
     """Replaces the stack's settings: the ingress and the tables world on a database of this server."""
-    name = f"scheduled_{uuid.uuid4().hex[:10]}"
-    postgres_server.create_database(name)
-    return make_settings(
-        tmp_path / "data", kafka_bootstrap=kafka_bootstrap, database_url=postgres_server.url(name, PASSWORD)
-    )
+    return settings_on(postgres_server, kafka_bootstrap, tmp_path, PASSWORD)
 
 
 def test_a_scheduled_svcdb_action_waits_out_an_outage_as_a_delivery_does(

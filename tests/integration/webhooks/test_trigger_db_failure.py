@@ -198,15 +198,6 @@ def test_a_delivery_recorded_but_not_queued_answers_500_with_its_ids(
 # --- the database cannot be reached: 503 with Retry-After, nothing recorded -------------------------------
 
 
-@pytest.fixture(scope="module")
-def postgres_server() -> Iterator[Postgres]:
-    server = Postgres()
-    try:
-        yield server
-    finally:
-        server.remove()
-
-
 def test_a_stopped_database_answers_503_and_records_nothing(
     postgres_server: Postgres, kafka_bootstrap: str, tmp_path: Path
 ) -> None:
