@@ -39,6 +39,7 @@ from tests.integration.outage_helpers import (
     PostgresWorker,
     append,
     check_refusal,
+    module_postgres,
     odd,
     trigger,
     uncommitted,
@@ -63,6 +64,11 @@ class Stack:
     ingress: Ingress
     worker: PostgresWorker
     company: CreatedCompany
+
+
+@pytest.fixture(scope="module")
+def postgres_server() -> Iterator[Postgres]:
+    yield from module_postgres()
 
 
 @pytest.fixture

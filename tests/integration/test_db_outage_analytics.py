@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from tests.integration.analytics.test_loads import HEADER, csv_rows, load, uploa
 from tests.integration.outage_helpers import (
     Postgres,
     check_refusal,
+    module_postgres,
     settings_on,
     wait_until,
 )
@@ -32,6 +34,11 @@ PASSWORD = f"pw-{uuid.uuid4().hex}"
 ROWS = 40
 # How long the job's record waits for the database before it comes back: long enough for several tries.
 WAITED_SECONDS = 3.0
+
+
+@pytest.fixture(scope="module")
+def postgres_server() -> Iterator[Postgres]:
+    yield from module_postgres()
 
 
 @pytest.fixture

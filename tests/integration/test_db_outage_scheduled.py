@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from streams.scheduler import SchedulerRuntime
 from streams.scheduler_actions import act
 from streams.tables import TableWriter
 from tests.fixtures.tables import Tables
-from tests.integration.outage_helpers import Postgres, settings_on
+from tests.integration.outage_helpers import Postgres, module_postgres, settings_on
 from tests.integration.scheduled.test_actions import TEXT, TICKETS
 
 pytestmark = pytest.mark.integration
@@ -31,6 +32,11 @@ pytestmark = pytest.mark.integration
 PASSWORD = f"pw-{uuid.uuid4().hex}"
 # How long the run waits for the database before it comes back: long enough for several tries.
 WAITED_SECONDS = 3.0
+
+
+@pytest.fixture(scope="module")
+def postgres_server() -> Iterator[Postgres]:
+    yield from module_postgres()
 
 
 @pytest.fixture
