@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from core.bounded_memo import BoundedMemo, MemoBounds
+from core.lru import Lru, SizeBounds
 from schemas.column_types import MaskStrategy, parse_column_type
 from sinks.exceptions import NotFound
 from sinks.iceberg.exceptions import StorageUnavailable
@@ -40,8 +40,8 @@ ROW_GROUP_ROWS = 2_000
 # a large result's footer takes longer to parse than its page to read.
 # Weighed by the footer's serialized size times what parsing it takes in memory (about six times as much).
 _FOOTER_IN_MEMORY = 6
-_FOOTERS: BoundedMemo[tuple[str, int], Footer] = BoundedMemo(
-    MemoBounds(entries=256, total_bytes=64 * 2**20, entry_bytes=16 * 2**20)
+_FOOTERS: Lru[tuple[str, int], Footer] = Lru(
+    256, sizes=SizeBounds(total_bytes=64 * 2**20, entry_bytes=16 * 2**20)
 )
 RESULT_STORAGE = "result storage"
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from urllib.parse import unquote, urlparse
 import duckdb
 import pyarrow as pa
 
+from core.lru import Lru
 from schemas.jobs import QueryPlan, ViewPlan
 from sinks.duckdb_engine import S3_SCHEME, S3Access, Spill, connect, sql_literal
 from sinks.duckdb_failures import is_io_error, storage_reason
@@ -84,8 +84,9 @@ class QueryEngines:
         self._max_spill_bytes = max_spill_bytes
         self._threads = threads
         self._memory_limit = memory_limit
-        self._size = size
-        self._databases: OrderedDict[str, duckdb.DuckDBPyConnection] = OrderedDict()
+        # The least recently used company's database is closed to make room for another's.
+        self._databases: Lru[str, duckdb.DuckDBPyConnection] = Lru(size, on_drop=_close)
+        # Held across the open: one database per company, never two opened for one by threads that missed.
         self._lock = threading.Lock()
 
     def company_prefix(self, namespace: str) -> str:
@@ -103,11 +104,7 @@ class QueryEngines:
             database = self._databases.get(namespace)
             if database is None:
                 database = self._open(namespace)
-                self._databases[namespace] = database
-                while len(self._databases) > self._size:
-                    _, oldest = self._databases.popitem(last=False)
-                    oldest.close()
-            self._databases.move_to_end(namespace)
+                self._databases.put(namespace, database)
             return database.cursor()
 
     def _open(self, namespace: str) -> duckdb.DuckDBPyConnection:
@@ -124,9 +121,11 @@ class QueryEngines:
 
     def close(self) -> None:
         with self._lock:
-            for database in self._databases.values():
-                database.close()
             self._databases.clear()
+
+
+def _close(database: duckdb.DuckDBPyConnection) -> None:
+    database.close()
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ error, is raised as before.
 from __future__ import annotations
 
 import asyncio
+import enum
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -18,6 +19,7 @@ from typing import Any, TypeVar
 
 import mode
 
+from core.expiring import Expiring
 from core.versions import Version, VersionNotResolved, resolve, selector_of
 from schemas.settings import Settings
 from sinks.db import resources
@@ -43,6 +45,12 @@ OUTAGE_HORIZON_SECONDS = 3600.0
 # this time.
 HANDLER_CACHE_SECONDS = 1.0
 _HANDLER_CACHE_SIZE = 10_000
+
+
+class _NotKept(enum.Enum):
+    """What the handler cache answers for a handler it does not keep (a handler found gone is kept too)."""
+
+    NOT_KEPT = enum.auto()
 
 
 async def survive_outage(call: Callable[[], Awaitable[None]], what: str) -> None:
@@ -136,7 +144,9 @@ class HandlerRuntime(WorkerRuntime):
         super().__init__(settings, name=name, **kwargs)
         self.svcdb = SvcDbQueue(self.committer, self.sessions, self.publisher)
         self.invoker = HandlerInvoker(self.publisher)
-        self._handlers: dict[tuple[str, str], tuple[float, Registration | None]] = {}
+        self._handlers: Expiring[tuple[str, str], Registration | None] = Expiring(
+            HANDLER_CACHE_SECONDS, _HANDLER_CACHE_SIZE
+        )
         self._reading: dict[tuple[str, str], asyncio.Future[Registration | None]] = {}
 
     async def on_stop(self) -> None:
@@ -152,10 +162,10 @@ class HandlerRuntime(WorkerRuntime):
         handler per second instead of one per delivery). Deliveries that miss together share one read:
         without that, every delivery in flight when the entry expires read the row again."""
         key = (company_id, resource_id)
+        hit = self._handlers.get(key, _NotKept.NOT_KEPT)
+        if not isinstance(hit, _NotKept):
+            return hit
         moment = time.monotonic()
-        hit = self._handlers.get(key)
-        if hit is not None and moment - hit[0] < HANDLER_CACHE_SECONDS:
-            return hit[1]
         reading = self._reading.get(key)
         if reading is None:
             reading = asyncio.ensure_future(asyncio.to_thread(self.handler, company_id, resource_id))
@@ -184,6 +194,4 @@ class HandlerRuntime(WorkerRuntime):
         self._reading.pop(key, None)
         if reading.cancelled() or reading.exception() is not None:
             return
-        if len(self._handlers) >= _HANDLER_CACHE_SIZE:
-            self._handlers.clear()
-        self._handlers[key] = (moment, reading.result())
+        self._handlers.put(key, reading.result(), moment)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import signal
 from dataclasses import dataclass
 
+from core.backoff import capped_doubling
+
 
 @dataclass(frozen=True)
 class RestartPolicy:
@@ -22,8 +24,7 @@ class RestartPolicy:
         return previous_attempt + 1
 
     def delay(self, attempt: int) -> float:
-        # The exponent is bounded so a long crash loop never computes a huge float.
-        return min(self.cap_seconds, self.first_seconds * 2.0 ** min(max(attempt - 1, 0), 32))
+        return capped_doubling(self.first_seconds, self.cap_seconds, attempt)
 
 
 def exit_description(returncode: int) -> dict[str, int | str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from core.backoff import capped_doubling
 from schemas.scheduled.retries import MAX_EVENT_AGE_SECONDS
 
 # Each delay is its planned value times a factor in [1 - JITTER, 1 + JITTER).
@@ -34,8 +35,7 @@ def planned_delay(retry: int, backoff: Backoff) -> float:
     """Seconds before retry ``retry`` (1 is the first retry), without jitter: base, doubling, capped."""
     if retry < 1:
         raise ValueError("retry numbers start at 1")
-    # The exponent is bounded: 2**185 seconds is a float, but there is no need to compute it.
-    return min(backoff.max_seconds, backoff.base_seconds * 2.0 ** min(retry - 1, 64))
+    return capped_doubling(backoff.base_seconds, backoff.max_seconds, retry)
 
 
 def delay(retry: int, backoff: Backoff, draw: float) -> float:

@@ -26,9 +26,9 @@ from typing import Any
 
 from pydantic_core import to_json
 
-from core.bounded_memo import BoundedMemo, MemoBounds
+from core.lru import Lru, SizeBounds
 
-PREVIEW_MEMO_BOUNDS = MemoBounds(entries=256, total_bytes=32 * 2**20, entry_bytes=2 * 2**20)
+PREVIEW_MEMO_SIZES = SizeBounds(total_bytes=32 * 2**20, entry_bytes=2 * 2**20)
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class PreviewKey:
         )
 
 
-_previews: BoundedMemo[PreviewKey, bytes] = BoundedMemo(PREVIEW_MEMO_BOUNDS)
+_previews: Lru[PreviewKey, bytes] = Lru(256, sizes=PREVIEW_MEMO_SIZES)
 
 
 def encode(value: Any) -> bytes:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from core.bounded_memo import BoundedMemo, MemoBounds
+from core.lru import Lru, SizeBounds
 from ingress.analytics.query_requests import RequestKey
 from ingress.state import Services
 from schemas.admin import Principal
@@ -25,10 +25,10 @@ MIN_LIFETIME_LEFT = timedelta(hours=24)
 so a job answered from the cache can be read for a day at least: the job shares the result's expiry."""
 
 
-SOURCES_BOUNDS = MemoBounds(entries=4096, total_bytes=4096 * 256, entry_bytes=256)
+SOURCES_SIZES = SizeBounds(total_bytes=4096 * 256, entry_bytes=256)
 """Which job answered a key last, per ingress process: 4,096 keys (about 1 MiB of ids at most)."""
 
-_sources: BoundedMemo[tuple[str, str], str] = BoundedMemo(SOURCES_BOUNDS)
+_sources: Lru[tuple[str, str], str] = Lru(4096, sizes=SOURCES_SIZES)
 
 
 def cached_result(svc: Services, company_id: str, key: str) -> Job | None:

@@ -32,6 +32,7 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from core.filters import MAX_MATCH_STEPS, FilterTooCostly, matches
+from core.lru import Lru
 from core.signatures import SignatureRejected, verify
 from ingress.log_throttle import LogThrottle
 from schemas.filters import FilterConfig
@@ -62,8 +63,7 @@ class Screens:
 NO_SCREENS = Screens(None, None)
 # Screens per cached target (id -> the target and its screens). A webhook that changed is a new target
 # object (ingress/webhooks/trigger_targets.py), so its screens are prepared afresh.
-_PREPARED: dict[int, tuple[TriggerTarget, Screens]] = {}
-_PREPARED_MAX = 1024
+_PREPARED: Lru[int, tuple[TriggerTarget, Screens]] = Lru(1024)
 
 
 def screens_for(target: TriggerTarget, masker: Masker) -> Screens:
@@ -79,9 +79,7 @@ def screens_for(target: TriggerTarget, masker: Masker) -> Screens:
         verification=verification_of(masker, target.company_id, verification) if verification else None,
         filter=FilterConfig.model_validate(flt) if flt else None,
     )
-    if len(_PREPARED) >= _PREPARED_MAX:
-        _PREPARED.clear()
-    _PREPARED[id(target)] = (target, screens)
+    _PREPARED.put(id(target), (target, screens))
     return screens
 
 

@@ -21,10 +21,11 @@ from collections.abc import Callable
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
+from core.expiring import Expiring
 from sinks.db.webhooks.deliveries import TriggerTarget
 
 MAX_ENTRIES = 10_000
-"""At most this many webhooks are kept; when full, the cache starts again from empty."""
+"""At most this many webhooks are kept; when full, the least recently used goes."""
 
 
 class TriggerTargets:
@@ -36,9 +37,8 @@ class TriggerTargets:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._seconds = seconds
-        self._max_entries = max_entries
         self._clock = clock
-        self._kept: dict[str, tuple[float, TriggerTarget]] = {}
+        self._kept: Expiring[str, TriggerTarget] = Expiring(seconds, max_entries, clock=clock)
         self._lock = threading.Lock()
         self._forgotten = 0  # counts calls of forget: a row read before one is not kept
 
@@ -46,19 +46,17 @@ class TriggerTargets:
         """The webhook's target as kept, or as ``load`` reads it now (kept if found)."""
         if self._seconds <= 0:
             return load(webhook_id)
-        now = self._clock()
         kept = self._kept.get(webhook_id)
-        if kept is not None and kept[0] > now:
-            return kept[1]
+        if kept is not None:
+            return kept
+        now = self._clock()
         forgotten = self._forgotten
         target = load(webhook_id)
         with self._lock:
             if target is None:
-                self._kept.pop(webhook_id, None)
+                self._kept.discard(webhook_id)
             elif forgotten == self._forgotten:
-                if len(self._kept) >= self._max_entries:
-                    self._kept.clear()
-                self._kept[webhook_id] = (now + self._seconds, target)
+                self._kept.put(webhook_id, target, now)
         return target
 
     def forget(self, webhook_id: str | None = None) -> None:
@@ -68,7 +66,7 @@ class TriggerTargets:
             if webhook_id is None:
                 self._kept.clear()
             else:
-                self._kept.pop(webhook_id, None)
+                self._kept.discard(webhook_id)
 
     def forget_after_commit(self, session: Session, webhook_id: str) -> None:
         """Forget ``webhook_id`` once ``session``'s transaction has committed."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 
+from core.lru import Lru
 from core.webhooks.transform import CompiledMappings, TransformError, compile_jsonpath_mappings
 from sinks.db.webhooks.deliveries import TriggerTarget
 from sinks.scripting.workers import TaskBudget, TaskBudgetExceeded, TaskFailed, default_pool
@@ -12,8 +13,7 @@ from sinks.scripting.workers import TaskBudget, TaskBudgetExceeded, TaskFailed, 
 # Compiled jsonPathMappings per cached target (id -> the target and its mappings): compiling checks every
 # expression against the save-time limits again, which cost more than evaluating them. A target whose webhook
 # changed is a new object (ingress/webhooks/trigger_targets.py), so it compiles afresh.
-_COMPILED: dict[int, tuple[TriggerTarget, CompiledMappings]] = {}
-_COMPILED_MAX = 1024
+_COMPILED: Lru[int, tuple[TriggerTarget, CompiledMappings]] = Lru(1024)
 
 
 def compiled_mappings(target: TriggerTarget, mappings: dict[str, str]) -> CompiledMappings:
@@ -21,9 +21,7 @@ def compiled_mappings(target: TriggerTarget, mappings: dict[str, str]) -> Compil
     if cached is not None and cached[0] is target:
         return cached[1]
     compiled = compile_jsonpath_mappings(mappings)  # a bad config raises here, every time, as before
-    if len(_COMPILED) >= _COMPILED_MAX:
-        _COMPILED.clear()
-    _COMPILED[id(target)] = (target, compiled)
+    _COMPILED.put(id(target), (target, compiled))
     return compiled
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import exc as sa_exc
 
+from core.backoff import capped_doubling
 from sinks.db.write_lock import WriteLockTimeout
 
 # PostgreSQL SQLSTATEs of a server going away or not taking connections; class 08 is every connection error.
@@ -48,7 +49,7 @@ class Backoff:
 
     def pause(self, failures: int) -> float:
         """The pause after the ``failures``-th failure in a row (from 1)."""
-        return min(self.longest, self.first * float(2 ** min(max(failures, 1) - 1, 30)))
+        return capped_doubling(self.first, self.longest, failures)
 
 
 class OutageClock:

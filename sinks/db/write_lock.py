@@ -23,6 +23,8 @@ from pathlib import Path
 from sqlalchemy.engine import URL
 from sqlalchemy.orm import Session
 
+from core.backoff import capped_doubling
+
 BUSY_TIMEOUT_MS = 10_000
 """How long a connection waits for the write lock in SQLite's own busy handler."""
 
@@ -39,7 +41,7 @@ def pauses(
     """The pause after the ``n``-th failed try (from 1): doubling from ``first`` up to ``longest``."""
 
     def pause(n: int) -> float:
-        return min(longest, first * float(2 ** min(n - 1, 16)))
+        return capped_doubling(first, longest, n)
 
     return pause
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import base64
 import binascii
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 
 from cryptography.exceptions import InvalidTag
@@ -19,6 +17,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from core.lru import Lru
 from sinks.iceberg.exceptions import MaskingError
 
 TOKEN_PREFIX = "v1:"  # noqa: S105 - a format marker, not a secret
@@ -34,25 +33,16 @@ class Masker:
         if len(secret_key) < 16:
             raise ValueError("the masking secret must be at least 16 characters")
         self._secret = secret_key.encode()
-        self._cache_size = cache_size
-        self._ciphers: OrderedDict[str, AESGCM] = OrderedDict()
-        self._lock = threading.Lock()
+        self._ciphers: Lru[str, AESGCM] = Lru(cache_size)
 
     def _cipher(self, company_id: str) -> AESGCM:
-        with self._lock:
-            cipher = self._ciphers.get(company_id)
-            if cipher is not None:
-                self._ciphers.move_to_end(company_id)
-                return cipher
+        return self._ciphers.get_or_make(company_id, lambda: self._derive(company_id))
+
+    def _derive(self, company_id: str) -> AESGCM:
         key = HKDF(algorithm=hashes.SHA256(), length=32, salt=_HKDF_SALT, info=company_id.encode()).derive(
             self._secret
         )
-        cipher = AESGCM(key)
-        with self._lock:
-            self._ciphers[company_id] = cipher
-            while len(self._ciphers) > self._cache_size:
-                self._ciphers.popitem(last=False)
-        return cipher
+        return AESGCM(key)
 
     def encrypt(self, company_id: str, plaintext: str) -> str:
         nonce = os.urandom(_NONCE_BYTES)

@@ -33,6 +33,7 @@ from pyiceberg.table import Table, Transaction
 from pyiceberg.table.snapshots import Snapshot
 from pyiceberg.types import LongType
 
+from core.lru import Lru
 from schemas.column_types import LOAD_ID_COLUMN, RECORD_ID_COLUMN
 from sinks.iceberg.catalog import PAUSE_BEFORE_COMMIT, TABLE_PROPERTIES
 from sinks.iceberg.commit_turns import writer_turn
@@ -128,7 +129,9 @@ class _Ledger:
 
 
 _LEDGER = _Ledger()
-_NEXT_ID_CACHE: dict[tuple[str, int], int] = {}
+# The next record id of a head a foreign commit left without one, by (table uuid, snapshot id): finding it
+# scans the files' bounds.
+_NEXT_IDS: Lru[tuple[str, int], int] = Lru(1024)
 
 
 def expire_snapshots(
@@ -180,9 +183,7 @@ def next_record_id(table: Table) -> int:
     if recorded:
         return int(recorded)
     key = (str(table.metadata.table_uuid), head.snapshot_id)
-    if key not in _NEXT_ID_CACHE:
-        _NEXT_ID_CACHE[key] = _max_record_id(table) + 1
-    return _NEXT_ID_CACHE[key]
+    return _NEXT_IDS.get_or_make(key, lambda: _max_record_id(table) + 1)
 
 
 def _max_record_id(table: Table) -> int:

@@ -1,6 +1,6 @@
 """What a claimed scheduled run does: call its tool or agent (at the version its event picks at this fire) or
-run its svcdb operation, and the status and outcome that its finish records
-(streams/scheduled/scheduler.py)."""
+run its svcdb operation (through streams/handler_call.py, as a webhook delivery does), and the status and
+outcome that its finish records (streams/scheduled/scheduler.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any
 from schemas.deliveries import HandlerOutcome
 from schemas.scheduled.events import RunStatus
 from sinks.db.scheduled.runs import RunWork
-from streams.runtime import HandlerRuntime, HandlerUnavailable
+from streams.handler_call import invoke_handler, run_svcdb, table_missing
+from streams.runtime import HandlerRuntime
 
 
 def handler_request(work: RunWork) -> dict[str, Any]:
@@ -44,32 +45,26 @@ async def act(runtime: HandlerRuntime, work: RunWork) -> tuple[RunStatus, Handle
     request = handler_request(work)
     resource_id = str(request.get("toolId") or request.get("agentId"))
     kind = "TOOL" if work.action_type == "INVOKE_TOOL" else "AGENT"
-    # Resolved at every fire, so an event without a versionNumber runs what is published at that moment.
-    try:
-        version = await runtime.handler_version(
-            work.company_id, resource_id, kind, work.config.get("version"), f"{kind} {resource_id}"
-        )
-    except HandlerUnavailable as exc:
-        return RunStatus.FAILED, HandlerOutcome(ok=False, error=str(exc), retryable=False)
-    request["version"] = version.resolved().model_dump(mode="json", by_alias=True)
-    outcome = await runtime.invoker.invoke(
-        version.endpoint, request, runtime.settings.scheduler_action_timeout_seconds
+    outcome = await invoke_handler(
+        runtime,
+        company_id=work.company_id,
+        kind=kind,
+        resource_id=resource_id,
+        stored_version=work.config.get("version"),
+        label=f"{kind} {resource_id}",
+        request=request,
+        timeout_seconds=runtime.settings.scheduler_action_timeout_seconds,
     )
     return (RunStatus.SUCCEEDED if outcome.ok else RunStatus.FAILED), outcome
 
 
 async def _svcdb(runtime: HandlerRuntime, work: RunWork) -> tuple[RunStatus, HandlerOutcome]:
     operation = {k: v for k, v in work.config.items() if k not in ("skipIfTargetTableMissing", "description")}
-    table_id = str(operation.get("targetTableId"))
-    outcome = await runtime.svcdb.run(
-        company_id=work.company_id,
-        table_id=table_id,
-        write_id=work.run_id,
-        operation=operation,
-        limit_seconds=runtime.settings.scheduler_action_timeout_seconds,
-    )
+    # The run id is the write id for every attempt, as the request's idempotencyKey is.
+    timeout = runtime.settings.scheduler_action_timeout_seconds
+    outcome = await run_svcdb(runtime, work.company_id, work.run_id, operation, timeout)
     if outcome is None:
-        message = f"Target table {table_id} not found"
+        message = table_missing(operation)
         if work.config.get("skipIfTargetTableMissing"):
             return RunStatus.SKIPPED, HandlerOutcome(ok=True, error=message)
         return RunStatus.FAILED, HandlerOutcome(ok=False, error=message, retryable=False)

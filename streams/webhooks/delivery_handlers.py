@@ -1,18 +1,18 @@
-"""One delivery attempt's handler call (streams/webhooks/deliveries.py runs the attempt): an agent or tool at
-the version its webhook's config picks now, or an svcdb operation; and the webhook's ``executionSettings``
-that govern the call (``timeoutSeconds``) and what follows a failure (``maxRetries``,
-``retryDelaySeconds``)."""
+"""One delivery attempt's handler call (streams/webhooks/deliveries.py runs the attempt;
+streams/handler_call.py makes the call, as it does for a scheduled run): an agent or tool at the version its
+webhook's config picks now, or an svcdb operation; and the webhook's ``executionSettings`` that govern the
+call (``timeoutSeconds``) and what follows a failure (``maxRetries``, ``retryDelaySeconds``)."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from functools import partial
 from typing import Any
 
 from core.tracing import TraceContext
 from schemas.deliveries import DeliveryTask, HandlerOutcome
 from schemas.webhooks import StoredWebhookConfig
-from streams.runtime import HandlerRuntime, HandlerUnavailable
+from streams.handler_call import invoke_handler, run_svcdb, table_missing
+from streams.runtime import HandlerRuntime
 
 
 def handler_timeout(config: StoredWebhookConfig) -> float:
@@ -40,40 +40,23 @@ async def call_handler(
 ) -> HandlerOutcome:
     kind = execution.get("resourceType")
     if kind == "SVCDB":
-        return await _svcdb(runtime, task, request.get("svcDbConfig") or {}, config)
-    resource_id = str(execution.get("resourceId"))
-    try:
-        version = await runtime.handler_version(
-            task.company_id,
-            resource_id,
-            str(kind),
-            execution.get("version"),
-            f"Handler {kind} {resource_id}",
+        operation = request.get("svcDbConfig") or {}
+        # Safe to repeat: the execution id is the write's idempotency key.
+        outcome = await run_svcdb(
+            runtime, task.company_id, task.execution_id, operation, handler_timeout(config)
         )
-    except HandlerUnavailable as exc:
-        return HandlerOutcome(ok=False, error=str(exc), retryable=False)
-    # Resolved for every attempt: a config without a versionNumber follows what is published now. The
-    # request (and so the history's copy of it) says which version ran.
-    request["version"] = version.resolved().model_dump(mode="json", by_alias=True)
-    traceparent = None if span is None else span.traceparent
-    return await runtime.invoker.invoke(version.endpoint, request, handler_timeout(config), traceparent)
-
-
-async def _svcdb(
-    runtime: HandlerRuntime, task: DeliveryTask, operation: dict[str, Any], config: StoredWebhookConfig
-) -> HandlerOutcome:
-    table_id = str(operation.get("targetTableId"))
-    timeout = handler_timeout(config)
-    # Safe to repeat: the execution id is the write's idempotency key.
-    run = partial(
-        runtime.svcdb.run,
+        if outcome is None:
+            return HandlerOutcome(ok=False, error=table_missing(operation), retryable=False)
+        return outcome
+    resource_id = str(execution.get("resourceId"))
+    return await invoke_handler(
+        runtime,
         company_id=task.company_id,
-        table_id=table_id,
-        write_id=task.execution_id,
-        operation=operation,
-        limit_seconds=timeout,
+        kind=str(kind),
+        resource_id=resource_id,
+        stored_version=execution.get("version"),
+        label=f"Handler {kind} {resource_id}",
+        request=request,
+        timeout_seconds=handler_timeout(config),
+        traceparent=None if span is None else span.traceparent,
     )
-    outcome = await runtime.until_db(run, "svcdb operation")
-    if outcome is None:
-        return HandlerOutcome(ok=False, error=f"Target table {table_id} not found", retryable=False)
-    return outcome

@@ -92,6 +92,25 @@ class Postgres:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
+def module_postgres() -> Iterator[Postgres]:
+    """The body of a module's own ``postgres_server`` fixture: one server, removed after the module."""
+    server = Postgres()
+    try:
+        yield server
+    finally:
+        server.remove()
+
+
+def settings_on(server: Postgres, kafka_bootstrap: str, tmp_path: Path, password: str) -> Settings:
+    """A stack's settings on a new database of ``server`` (for a ``kafka_settings`` fixture: the ingress and
+    the tables world then run on it)."""
+    name = f"outage_{uuid.uuid4().hex[:10]}"
+    server.create_database(name)
+    return make_settings(
+        tmp_path / "data", kafka_bootstrap=kafka_bootstrap, database_url=server.url(name, password)
+    )
+
+
 class PostgresWorker(Worker):
     """``svc worker`` on the test's own database."""
 

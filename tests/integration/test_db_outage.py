@@ -40,6 +40,7 @@ from tests.integration.outage_helpers import (
     PostgresWorker,
     append,
     check_refusal,
+    module_postgres,
     odd,
     trigger,
     uncommitted,
@@ -68,11 +69,7 @@ class Stack:
 
 @pytest.fixture(scope="module")
 def postgres_server() -> Iterator[Postgres]:
-    server = Postgres()
-    try:
-        yield server
-    finally:
-        server.remove()
+    yield from module_postgres()
 
 
 @pytest.fixture

@@ -18,10 +18,15 @@ from ingress.errors import DATABASE_RETRY_AFTER_SECONDS
 from schemas.settings import Settings
 from sinks.db.models import Job
 from streams.analytics.jobs import AnalyticsRuntime
-from tests.fixtures.stack import make_settings
 from tests.fixtures.tables import Tables
 from tests.integration.analytics.test_loads import HEADER, csv_rows, load, upload
-from tests.integration.outage_helpers import Postgres, check_refusal, wait_until
+from tests.integration.outage_helpers import (
+    Postgres,
+    check_refusal,
+    module_postgres,
+    settings_on,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.served]  # files are uploaded to signed links over HTTP
 
@@ -33,21 +38,13 @@ WAITED_SECONDS = 3.0
 
 @pytest.fixture(scope="module")
 def postgres_server() -> Iterator[Postgres]:
-    server = Postgres()
-    try:
-        yield server
-    finally:
-        server.remove()
+    yield from module_postgres()
 
 
 @pytest.fixture
 def kafka_settings(postgres_server: Postgres, kafka_bootstrap: str, tmp_path: Path) -> Settings:
     """Replaces the stack's settings: the ingress and the tables world on a database of this server."""
-    name = f"analytics_{uuid.uuid4().hex[:10]}"
-    postgres_server.create_database(name)
-    return make_settings(
-        tmp_path / "data", kafka_bootstrap=kafka_bootstrap, database_url=postgres_server.url(name, PASSWORD)
-    )
+    return settings_on(postgres_server, kafka_bootstrap, tmp_path, PASSWORD)
 
 
 def test_a_job_record_that_arrives_during_an_outage_waits_and_then_runs(

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
+from core.expiring import Expiring
 from streams.runtime import HandlerRuntime
 
 pytestmark = pytest.mark.unit
@@ -13,7 +14,7 @@ pytestmark = pytest.mark.unit
 
 def _runtime(read: Callable[[str, str], None]) -> HandlerRuntime:
     runtime = HandlerRuntime.__new__(HandlerRuntime)  # no DB, broker or worker: only the cache is used
-    runtime._handlers = {}
+    runtime._handlers = Expiring(1.0, 100)
     runtime._reading = {}
     runtime.handler = read  # type: ignore[method-assign,assignment]
     return runtime

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from ingress.analytics.preview_memo import (
-    PREVIEW_MEMO_BOUNDS,
+    PREVIEW_MEMO_SIZES,
     PreviewKey,
     answer_text,
     encode,
@@ -91,7 +91,7 @@ def test_the_revealable_map_is_keyed_whatever_its_order() -> None:
 
 
 def test_a_preview_over_the_entry_bound_is_rendered_every_time() -> None:
-    render = Renderer("x" * PREVIEW_MEMO_BOUNDS.entry_bytes)
+    render = Renderer("x" * PREVIEW_MEMO_SIZES.entry_bytes)
     remembered_preview(key(), render)
     remembered_preview(key(), render)
     assert render.calls == 2

@@ -93,4 +93,9 @@ def test_the_cache_is_bounded() -> None:
     load: Callable[[str], TriggerTarget | None] = rows.load
     for i in range(5):
         cache.get(f"x{i}", load)
-    assert len(cache._kept) <= 3
+    assert len(cache._kept) == 3
+    for i in (4, 3, 2):  # the three read last are kept ...
+        cache.get(f"x{i}", load)
+    assert rows.reads == 5
+    cache.get("x0", load)  # ... and the first was not
+    assert rows.reads == 6

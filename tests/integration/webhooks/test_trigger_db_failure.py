@@ -26,7 +26,7 @@ from sinks.db.models import Webhook, WebhookExecution, WebhookPayload
 from sinks.kafka import ensure_topics
 from svc import broker
 from tests.fixtures.stack import Db, Ingress, make_settings, migrated
-from tests.integration.outage_helpers import Postgres, check_refusal, wait_until
+from tests.integration.outage_helpers import Postgres, check_refusal, module_postgres, wait_until
 from tests.integration.webhooks.conftest import World
 from tests.integration.webhooks.delivery_helpers import TRIGGER
 
@@ -200,11 +200,7 @@ def test_a_delivery_recorded_but_not_queued_answers_500_with_its_ids(
 
 @pytest.fixture(scope="module")
 def postgres_server() -> Iterator[Postgres]:
-    server = Postgres()
-    try:
-        yield server
-    finally:
-        server.remove()
+    yield from module_postgres()
 
 
 def test_a_stopped_database_answers_503_and_records_nothing(
