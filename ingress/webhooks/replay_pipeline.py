@@ -28,7 +28,7 @@ from starlette.concurrency import run_in_threadpool
 from core.filters import MAX_MATCH_STEPS, FilterTooCostly, matches
 from core.webhooks.replay import stored_request_part
 from core.webhooks.transform import TransformError, apply_jsonpath, apply_transform, needs_sandbox
-from ingress.state import Services
+from ingress.webhooks.services import Services
 from ingress.webhooks.trigger import INLINE_TRANSFORM_BYTES
 from ingress.webhooks.trigger_recording import REDACTED, resource_of
 from ingress.webhooks.trigger_screening import INLINE_BYTES, INLINE_MATCH_STEPS, Screens, parsed_json

@@ -26,9 +26,9 @@ from starlette.concurrency import run_in_threadpool
 
 from core import tracing
 from core.webhooks.transform import TransformError, apply_jsonpath, apply_transform, needs_sandbox
-from ingress.deps import Svc
-from ingress.state import Services
 from ingress.webhooks import trigger_dedup, trigger_failures
+from ingress.webhooks.deps import Svc
+from ingress.webhooks.services import Services
 from ingress.webhooks.trigger_auth import (
     TriggerRejected,
     check_key,

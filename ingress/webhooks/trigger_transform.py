@@ -6,7 +6,7 @@ from __future__ import annotations
 from starlette.concurrency import run_in_threadpool
 
 from core.webhooks.transform import CompiledMappings, TransformError, compile_jsonpath_mappings
-from ingress.state import Services
+from ingress.webhooks.services import Services
 from sinks.db.webhooks.deliveries import TriggerTarget
 from sinks.scripting.workers import TaskBudget, TaskBudgetExceeded, TaskFailed, default_pool
 
