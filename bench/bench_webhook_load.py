@@ -973,10 +973,10 @@ def profile_ingress(
         async def run() -> None:
             app = create_app(settings)
             async with app.router.lifespan_context(app):
-                services = app.state.services
-                services.committer.run = timer.awaitable("await committer.run", services.committer.run)
-                services.publisher.publish_record = timer.awaitable(
-                    "await publisher.publish_record (acks=all)", services.publisher.publish_record
+                committer, publisher = app.state.committer, app.state.publisher
+                committer.run = timer.awaitable("await committer.run", committer.run)
+                publisher.publish_record = timer.awaitable(
+                    "await publisher.publish_record (acks=all)", publisher.publish_record
                 )
                 await _drive(app, f"resourceId={webhook_id}", api_key, 200, concurrency)  # warm caches
                 timer.totals.clear()

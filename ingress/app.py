@@ -20,9 +20,9 @@ from ingress.ratelimit import RateLimiter, RowQuota
 from ingress.scheduled import backfill, controls, preview
 from ingress.scheduled import events as scheduled_events
 from ingress.shared_counts import SharedCounts
-from ingress.state import Services
 from ingress.webhooks import manage, replay
 from ingress.webhooks import trigger as webhook_trigger
+from ingress.webhooks.services import Services
 from ingress.webhooks.trigger_fast_path import TriggerFastPath
 from ingress.webhooks.trigger_targets import TriggerTargets
 from schemas.settings import Settings
@@ -66,14 +66,34 @@ def create_app(settings: Settings) -> FastAPI:
         share = settings.rate_limit_local_share
         per_key_failures = settings.auth_failures_per_minute
         store, reads = object_store(settings), TableReads(catalog)
-        app.state.services = Services(
+        masker = Masker(settings.secret_key)
+        auth_throttle = AuthThrottle(
+            counts,
+            per_address=settings.auth_failures_per_address_per_minute or per_key_failures,
+            per_key=per_key_failures,
+            local_share=share,
+        )
+        inline = InlineQueries(settings, reads, store, catalog)
+        inline.count_in(registry)
+        spans = Spans(
+            settings.otlp_endpoint, service="svc-ingress", timeout_seconds=settings.otlp_timeout_seconds
+        )
+        trigger_targets = TriggerTargets(settings.trigger_cache_seconds)
+        # Each client on its own: the routes declare the ones they use (ingress/deps.py and the rooms' deps).
+        state = app.state
+        state.settings, state.engine, state.sessions = settings, engine, sessions
+        state.publisher, state.committer, state.catalog = publisher, committer, catalog
+        state.masker, state.store, state.reads, state.registry = masker, store, reads, registry
+        state.limiter = RateLimiter(
+            settings.rate_limit_per_minute, settings.rate_limit_per_day, counts, local_share=share
+        )
+        state.append_quota = RowQuota(settings.append_rows_per_minute, counts, local_share=share)
+        state.auth_throttle, state.trigger_targets, state.inline = auth_throttle, trigger_targets, inline
+        state.trigger_services = Services(
             settings=settings,
             engine=engine,
             sessions=sessions,
             publisher=publisher,
-            limiter=RateLimiter(
-                settings.rate_limit_per_minute, settings.rate_limit_per_day, counts, local_share=share
-            ),
             webhook_limiter=RateLimiter(
                 settings.webhook_rate_limit_per_minute,
                 settings.webhook_rate_limit_per_day,
@@ -82,26 +102,11 @@ def create_app(settings: Settings) -> FastAPI:
                 local_share=share,
             ),
             committer=committer,
-            append_quota=RowQuota(settings.append_rows_per_minute, counts, local_share=share),
-            catalog=catalog,
-            masker=Masker(settings.secret_key),
-            registry=registry,
-            store=store,
-            reads=reads,
-            trigger_targets=TriggerTargets(settings.trigger_cache_seconds),
-            counts=counts,
-            auth_throttle=AuthThrottle(
-                counts,
-                per_address=settings.auth_failures_per_address_per_minute or per_key_failures,
-                per_key=per_key_failures,
-                local_share=share,
-            ),
-            inline=InlineQueries(settings, reads, store, catalog),
-            spans=Spans(
-                settings.otlp_endpoint, service="svc-ingress", timeout_seconds=settings.otlp_timeout_seconds
-            ),
+            masker=masker,
+            trigger_targets=trigger_targets,
+            auth_throttle=auth_throttle,
+            spans=spans,
         )
-        app.state.services.inline.count_in(registry)
         # Everything loaded so far (modules, the app, its routes) lives as long as the process: out of the
         # collector's sight, full collections do not walk it on every request burst.
         gc.collect()
@@ -116,9 +121,9 @@ def create_app(settings: Settings) -> FastAPI:
             metrics.stop()
             committer.stop()
             counts.stop()
-            app.state.services.inline.close()
+            inline.close()
             await publisher.stop()
-            app.state.services.spans.shutdown()
+            spans.shutdown()
             engine.dispose()
             log.info("ingress stopped")
 
@@ -148,7 +153,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(controls.router)
     app.include_router(backfill.router)
     app.include_router(intake.router)
-    app.add_middleware(TriggerFastPath, services=lambda: app.state.services)
+    app.add_middleware(TriggerFastPath, services=lambda: app.state.trigger_services)
     app.add_middleware(errors.DatabaseOutage)  # around the fast path, which FastAPI's handlers never see
     app.add_middleware(
         EdgeMiddleware,

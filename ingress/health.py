@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
-from ingress.deps import Svc
+from ingress.deps import EngineDep, PublisherDep, SettingsDep
 from ingress.errors import DATABASE_RETRY_AFTER_SECONDS
 from sinks.db.engine import ping
 from sinks.kafka import broker_reachable
@@ -23,10 +23,10 @@ async def healthz() -> dict[str, str]:
 
 
 @router.get("/readyz", summary="Readiness: the metadata DB and the broker are reachable")
-async def readyz(svc: Svc) -> JSONResponse:
+async def readyz(engine: EngineDep, publisher: PublisherDep, settings: SettingsDep) -> JSONResponse:
     async def database() -> bool:
         try:
-            await run_in_threadpool(ping, svc.engine)
+            await run_in_threadpool(ping, engine)
             return True
         except SQLAlchemyError:
             return False
@@ -34,9 +34,9 @@ async def readyz(svc: Svc) -> JSONResponse:
     async def broker() -> str:
         # While `svc up` starts its embedded broker again the ingress still accepts work: it is committed and
         # the workers started on the new broker hand it over (sinks/broker_absence.py).
-        if svc.publisher.absence.away():
+        if publisher.absence.away():
             return "restarting"
-        return "ok" if await broker_reachable(svc.settings.kafka_bootstrap or "") else "unreachable"
+        return "ok" if await broker_reachable(settings.kafka_bootstrap or "") else "unreachable"
 
     db_ok, broker_state = await asyncio.gather(database(), broker())
     checks = {"database": "ok" if db_ok else "unreachable", "broker": broker_state}

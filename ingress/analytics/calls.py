@@ -18,14 +18,25 @@ from starlette.concurrency import run_in_threadpool
 
 from ingress.analytics import append_rows as appends
 from ingress.analytics.coded_errors import analytics_error, check_row_count
-from ingress.deps import ClientCaller, DbSession, Svc
+from ingress.deps import (
+    AppendQuotaDep,
+    CatalogDep,
+    ClientCaller,
+    CommitterDep,
+    DbSession,
+    MaskerDep,
+    PublisherDep,
+    Sessions,
+    SessionsDep,
+    SettingsDep,
+)
 from ingress.errors import ApiError
 from ingress.handoff import hand_off
-from ingress.state import Services
 from schemas.admin import Principal
 from schemas.base import iso_utc
 from schemas.ids import new_id
 from schemas.records import TableWriteRef
+from schemas.settings import Settings
 from schemas.tables import (
     MAX_PREVIEW_ROWS,
     AppendRowsAnswer,
@@ -37,6 +48,7 @@ from sinks.db.analytics import read_charges, tables
 from sinks.db.models import AnalyticsTable
 from sinks.duckdb_engine import Spill
 from sinks.iceberg import catalog as iceberg
+from sinks.iceberg.masking import Masker
 from sinks.table_reads import preview_rows, stats_cost, summary, table_stats
 
 router = APIRouter(prefix="/clients/svcdb/analytics", tags=["analytics"])
@@ -78,25 +90,19 @@ def _visible_columns(table: AnalyticsTable, access: tables.TableAccess) -> list[
     return [c for c in json.loads(table.columns_json) if c["name"] not in access.hidden_columns]
 
 
-def _spill(svc: Services, company_id: str) -> Spill:
+def _spill(settings: Settings, company_id: str) -> Spill:
     namespace = iceberg.namespace_for(company_id)
-    return Spill.for_company(svc.settings.data_dir, namespace, svc.settings.query_max_temp_bytes)
+    return Spill.for_company(settings.data_dir, namespace, settings.query_max_temp_bytes)
 
 
-def charge_read(svc: Services, company_id: str, size: int) -> None:
+def charge_read(sessions: Sessions, allowance: int, company_id: str, size: int) -> None:
     """Counts a describe's or preview's read of table data against the company's daily scan allowance (the
     one its queries use), before the read; refused as a query past the allowance is."""
     if size <= 0:
         return
-    with svc.sessions.begin() as session:
+    with sessions.begin() as session:
         try:
-            read_charges.charge(
-                session,
-                company_id,
-                size,
-                now=datetime.now(UTC),
-                allowance=svc.settings.query_daily_bytes_scanned,
-            )
+            read_charges.charge(session, company_id, size, now=datetime.now(UTC), allowance=allowance)
         except read_charges.AllowanceExceeded as error:
             raise analytics_error(
                 "SCAN_LIMIT",
@@ -108,12 +114,14 @@ def charge_read(svc: Services, company_id: str, size: int) -> None:
 
 
 def _describe_entry(
-    svc: Svc, table: AnalyticsTable, access: tables.TableAccess, handle: Any, stats: bool
+    settings: Settings, table: AnalyticsTable, access: tables.TableAccess, handle: Any, stats: bool
 ) -> dict[str, Any]:
     columns = _visible_columns(table, access)
     totals = summary(handle)
     statistics = (
-        table_stats(handle, columns, access.row_filter, spill=_spill(svc, table.company_id)) if stats else {}
+        table_stats(handle, columns, access.row_filter, spill=_spill(settings, table.company_id))
+        if stats
+        else {}
     )
     semantics = json.loads(table.semantics_json)
     described = []
@@ -154,17 +162,24 @@ def _describe_entry(
 
 @router.post("/describe")
 def describe(
-    body: DescribeRequest, caller: ClientCaller, session: DbSession, svc: Svc, resource_id: str = ResourceId
+    body: DescribeRequest,
+    caller: ClientCaller,
+    session: DbSession,
+    sessions: SessionsDep,
+    settings: SettingsDep,
+    catalog: CatalogDep,
+    resource_id: str = ResourceId,
 ) -> dict[str, Any]:
     check_resource(resource_id, body.table_id)
     ids = [body.table_id, *[table_id for table_id in body.table_ids if table_id != body.table_id]]
     found = [readable(session, caller, table_id) for table_id in ids]
-    handles = [iceberg.load_table(svc.catalog, table.company_id, table.id) for table, _ in found]
+    handles = [iceberg.load_table(catalog, table.company_id, table.id) for table, _ in found]
     if body.include_stats:
-        charge_read(svc, caller.company_id, sum(stats_cost(handle) for handle in handles))
+        allowance = settings.query_daily_bytes_scanned
+        charge_read(sessions, allowance, caller.company_id, sum(stats_cost(handle) for handle in handles))
     return {
         "tables": [
-            _describe_entry(svc, table, access, handle, body.include_stats)
+            _describe_entry(settings, table, access, handle, body.include_stats)
             for (table, access), handle in zip(found, handles, strict=True)
         ],
         "semanticsVersion": found[0][0].semantics_version,
@@ -174,22 +189,29 @@ def describe(
 
 @router.post("/preview")
 def preview(
-    body: PreviewRequest, caller: ClientCaller, session: DbSession, svc: Svc, resource_id: str = ResourceId
+    body: PreviewRequest,
+    caller: ClientCaller,
+    session: DbSession,
+    sessions: SessionsDep,
+    settings: SettingsDep,
+    catalog: CatalogDep,
+    masker: MaskerDep,
+    resource_id: str = ResourceId,
 ) -> dict[str, Any]:
     check_resource(resource_id, body.table_id)
     check_row_count("limit", body.limit, MAX_PREVIEW_ROWS)
     table, access = readable(session, caller, body.table_id)
     columns = _visible_columns(table, access)
-    handle = iceberg.load_table(svc.catalog, table.company_id, table.id)
+    handle = iceberg.load_table(catalog, table.company_id, table.id)
     reveal = body.reveal and access.can_reveal
     rows = preview_rows(
         handle,
         columns,
         access.row_filter,
         body.limit,
-        decrypt=svc.masker.decryptor(table.company_id) if reveal else None,
-        charge=partial(charge_read, svc, caller.company_id),
-        spill=_spill(svc, table.company_id),
+        decrypt=masker.decryptor(table.company_id) if reveal else None,
+        charge=partial(charge_read, sessions, settings.query_daily_bytes_scanned, caller.company_id),
+        spill=_spill(settings, table.company_id),
     )
     return {"columns": [{"name": c["name"], "type": c["type"]} for c in columns], "rows": rows, "errors": []}
 
@@ -201,7 +223,14 @@ def preview(
     openapi_extra={"requestBody": _APPEND_ROWS_BODY},
 )
 async def append_rows(
-    request: Request, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId
+    request: Request,
+    caller: ClientCaller,
+    sessions: SessionsDep,
+    masker: MaskerDep,
+    quota: AppendQuotaDep,
+    committer: CommitterDep,
+    publisher: PublisherDep,
+    resource_id: str = ResourceId,
 ) -> AppendRowsAnswer:
     raw = await request.body()
     appends.check_size(raw)
@@ -210,14 +239,14 @@ async def append_rows(
     # in one stretch: a call's row objects are gone before the garbage collector runs again. Interleaved
     # with other calls they survived into the old generation, and the full collections that followed cost
     # more than the conversion itself.
-    target = await run_in_threadpool(_writable_table, svc, caller, resource_id)
+    target = await run_in_threadpool(_writable_table, sessions, caller, resource_id)
     if len(raw) <= INLINE_BYTES:
-        table, converted = _convert(svc, target, raw, resource_id, load_id)
+        table, converted = _convert(masker, target, raw, resource_id, load_id)
     else:
-        table, converted = await run_in_threadpool(_convert, svc, target, raw, resource_id, load_id)
+        table, converted = await run_in_threadpool(_convert, masker, target, raw, resource_id, load_id)
     if converted.accepted:
         moment = time.time()
-        if not svc.append_quota.take(table.company_id, converted.accepted, moment):
+        if not quota.take(table.company_id, converted.accepted, moment):
             wait = 60 - moment % 60  # the quota's windows are whole minutes
             raise analytics_error(
                 "QUOTA",
@@ -235,14 +264,14 @@ async def append_rows(
             row_count=converted.accepted,
             now=datetime.now(UTC),
         )
-        await svc.committer.run(write)
+        await committer.run(write)
         record = TableWriteRef(write_id=load_id, table_id=table.id, company_id=table.company_id)
-        await hand_off(svc.publisher, record, key=table.id)
+        await hand_off(publisher, record, key=table.id)
     return AppendRowsAnswer(accepted=converted.accepted, load_id=load_id, errors=converted.errors)
 
 
-def _writable_table(svc: Services, caller: Principal, table_id: str) -> AnalyticsTable | ApiError:
-    with svc.sessions() as session:
+def _writable_table(sessions: Sessions, caller: Principal, table_id: str) -> AnalyticsTable | ApiError:
+    with sessions() as session:
         try:
             table, _access = readable(session, caller, table_id, "WRITE")
         except ApiError as error:
@@ -251,7 +280,7 @@ def _writable_table(svc: Services, caller: Principal, table_id: str) -> Analytic
 
 
 def _convert(
-    svc: Services, target: AnalyticsTable | ApiError, raw: bytes, resource_id: str, load_id: str
+    masker: Masker, target: AnalyticsTable | ApiError, raw: bytes, resource_id: str, load_id: str
 ) -> tuple[AnalyticsTable, appends.ConvertedAppend]:
     """Check the body, then the table, in the order the errors have always come; then convert the rows.
     They are stored converted and encrypted, so the table's writer only decodes them."""
@@ -261,4 +290,4 @@ def _convert(
     if isinstance(target, ApiError):
         raise target
     columns = appends.column_definitions(target.columns_json)
-    return target, appends.convert(columns, body.rows, load_id, svc.masker.encryptor(target.company_id))
+    return target, appends.convert(columns, body.rows, load_id, masker.encryptor(target.company_id))

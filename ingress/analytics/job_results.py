@@ -30,14 +30,15 @@ from ingress.analytics.job_results_view import available, check_reveal_pair, pag
 from ingress.analytics.job_views import own_job, result_columns_of, revealable, visible_job
 from ingress.analytics.preview_memo import encode
 from ingress.analytics.signed_links import LinkError, make_token, read_token
-from ingress.deps import ClientCaller, Svc
-from ingress.state import Services
+from ingress.deps import ClientCaller, MaskerDep, Sessions, SessionsDep, SettingsDep, StoreDep
 from schemas.admin import Principal
 from schemas.base import iso_utc
 from schemas.jobs import MAX_PAGE_SIZE, DownloadRequest, JobResultsRequest
+from schemas.settings import Settings
 from sinks.db import tenancy
 from sinks.db.analytics import jobs
 from sinks.db.models import Job
+from sinks.iceberg.masking import Masker
 from sinks.job_results import ResultGone
 from sinks.objectstore import ObjectStore
 from sinks.result_downloads import csv_chunks, jsonl_chunks, parquet_chunks, started
@@ -56,17 +57,21 @@ _FORMATS: dict[str, tuple[_Chunks, str, str]] = {
 }
 
 
-def _results(svc: Services, caller: Principal, body: JobResultsRequest) -> bytes:
+def _results(
+    sessions: Sessions, store: ObjectStore, masker: Masker, caller: Principal, body: JobResultsRequest
+) -> bytes:
     """The page as JSON text, encoded here in the worker thread: the framework's own encoder walks every
     value of a page of 1,000 rows again on the event loop (about as long as rendering them)."""
-    with svc.sessions() as session:
+    with sessions() as session:
         readable(session, caller, body.table_id)
         job = visible_job(session, caller, body.job_id)
         session.expunge(job)
     total = job.result_row_count or 0
     offset = body.page * body.page_size
     with _stored(job):
-        columns, rows, _ = page_of(svc, caller, job, offset, body.page_size, body.reveal)
+        columns, rows, _ = page_of(
+            sessions, store, masker, caller, job, (offset, body.page_size), body.reveal
+        )
     answer: dict[str, Any] = {
         "columns": columns,
         "rows": rows,
@@ -78,7 +83,8 @@ def _results(svc: Services, caller: Principal, body: JobResultsRequest) -> bytes
     }
     if body.reveal_row is not None and body.reveal_column is not None:
         with _stored(job):
-            answer["revealedCell"] = revealed_cell(svc, caller, job, body.reveal_row, body.reveal_column)
+            row, column = body.reveal_row, body.reveal_column
+            answer["revealedCell"] = revealed_cell(sessions, store, masker, caller, job, row, column)
     return encode(answer)
 
 
@@ -93,20 +99,33 @@ def _stored(job: Job) -> Iterator[None]:
 
 @router.post("/job-results")
 async def job_results(
-    body: JobResultsRequest, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId
+    body: JobResultsRequest,
+    caller: ClientCaller,
+    sessions: SessionsDep,
+    store: StoreDep,
+    masker: MaskerDep,
+    resource_id: str = ResourceId,
 ) -> Any:
     check_resource(resource_id, body.table_id)
     check_row_count("pageSize", body.page_size, MAX_PAGE_SIZE)
     check_reveal_pair(body.reveal_row, body.reveal_column)
-    return Response(await run_in_threadpool(_results, svc, caller, body), media_type="application/json")
+    return Response(
+        await run_in_threadpool(_results, sessions, store, masker, caller, body),
+        media_type="application/json",
+    )
 
 
 @router.post("/job-download-url")
 def job_download_url(
-    body: DownloadRequest, request: Request, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId
+    body: DownloadRequest,
+    request: Request,
+    caller: ClientCaller,
+    sessions: SessionsDep,
+    settings: SettingsDep,
+    resource_id: str = ResourceId,
 ) -> Any:
     check_resource(resource_id, body.table_id)
-    with svc.sessions() as session:
+    with sessions() as session:
         readable(session, caller, body.table_id)
         job = own_job(session, caller, body.job_id)
         check_output(session, Reader.of(caller), job)
@@ -121,7 +140,7 @@ def job_download_url(
         # The tables whose masked columns this link shows in plaintext (the caller's right, checked now).
         "reveal": ",".join(sorted(t for t, can in allowed.items() if can)) if body.reveal else "",
     }
-    token = make_token(_secret(svc), claims, expires_at)
+    token = make_token(_secret(settings), claims, expires_at)
     url = str(request.url_for("download_result", token=token))
     return {
         "url": url,
@@ -130,18 +149,20 @@ def job_download_url(
     }
 
 
-def _secret(svc: Services) -> str:
-    return f"{svc.settings.secret_key}/{_PURPOSE}"
+def _secret(settings: Settings) -> str:
+    return f"{settings.secret_key}/{_PURPOSE}"
 
 
 @router.get("/download/{token}", name="download_result")
-def download_result(token: str, svc: Svc) -> StreamingResponse:
+def download_result(
+    token: str, sessions: SessionsDep, settings: SettingsDep, store: StoreDep, masker: MaskerDep
+) -> StreamingResponse:
     try:
-        claims = read_token(_secret(svc), token, now=time.time())
+        claims = read_token(_secret(settings), token, now=time.time())
     except LinkError as exc:
         raise analytics_error("FORBIDDEN", f"This download link is not valid: {exc}") from exc
     company_id, job_id, user_id = str(claims["company"]), str(claims["job"]), str(claims["user"])
-    with svc.sessions() as session:
+    with sessions() as session:
         job = jobs.get(session, company_id, job_id)
         user = tenancy.get_user(session, company_id, user_id)
         if job is None or user is None or job.created_by != user_id:
@@ -154,11 +175,11 @@ def download_result(token: str, svc: Svc) -> StreamingResponse:
         now_revealable = revealable(session, reader, stored)
     shown = (set(str(claims["reveal"]).split(",")) - {""}) & {t for t, can in now_revealable.items() if can}
     allowed = {str(c["tableId"]): c["tableId"] in shown for c in stored if c.get("masked")}
-    decrypt = svc.masker.decryptor(company_id)
+    decrypt = masker.decryptor(company_id)
     reveal = bool(shown)
     chunks, media_type, extension = _FORMATS.get(str(claims["format"]), _FORMATS["CSV"])
     with _stored(job):
-        body = started(chunks(svc.store, key, stored, allowed, reveal, decrypt), job_id)
+        body = started(chunks(store, key, stored, allowed, reveal, decrypt), job_id)
     return StreamingResponse(
         body,
         media_type=media_type,

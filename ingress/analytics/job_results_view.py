@@ -12,13 +12,15 @@ from ingress.analytics.coded_errors import analytics_error
 from ingress.analytics.job_access import Reader, check_output
 from ingress.analytics.job_views import result_columns_of, revealable
 from ingress.analytics.preview_memo import PreviewKey, encode, remembered_preview
+from ingress.deps import Sessions
 from ingress.errors import ApiError
-from ingress.state import Services
 from schemas.admin import Principal
 from schemas.jobs import PREVIEW_ROWS, JobState
 from sinks.db.models import Job
 from sinks.iceberg.exceptions import StorageUnavailable
+from sinks.iceberg.masking import Masker
 from sinks.job_results import ResultGone, read_rows, render, wire_columns
+from sinks.objectstore import ObjectStore
 
 log = logging.getLogger(__name__)
 
@@ -41,18 +43,19 @@ Checked = tuple[list[dict[str, Any]], dict[str, bool], str]
 """A result's stored columns, the ones the reader may reveal, and the result's key (``_checked``)."""
 
 
-def _checked(svc: Services, caller: Principal, job: Job) -> Checked:
+def _checked(sessions: Sessions, caller: Principal, job: Job) -> Checked:
     """The job's stored result columns, which of them the caller may reveal, and its result's key, once the
     caller's grant of now allows reading the job's output (``job_access.check_output``)."""
     stored = result_columns_of(job)
-    with svc.sessions() as session:
+    with sessions() as session:
         check_output(session, Reader.of(caller), job)
         allowed = revealable(session, caller, stored)
     return stored, allowed, available(job)
 
 
 def _rows(
-    svc: Services,
+    store: ObjectStore,
+    masker: Masker,
     job: Job,
     checked: Checked,
     window: tuple[int, int],
@@ -61,29 +64,38 @@ def _rows(
     """The wire columns and the rendered rows ``window`` (offset, limit) of a result read as ``_checked``
     allowed."""
     stored, allowed, key = checked
-    table = read_rows(svc.store, key, *window)
-    rows = render(table, stored, allowed, reveal, svc.masker.decryptor(job.company_id))
+    table = read_rows(store, key, *window)
+    rows = render(table, stored, allowed, reveal, masker.decryptor(job.company_id))
     return wire_columns(stored, allowed, reveal), rows
 
 
 def page_of(
-    svc: Services, caller: Principal, job: Job, offset: int, limit: int, reveal: bool
+    sessions: Sessions,
+    store: ObjectStore,
+    masker: Masker,
+    caller: Principal,
+    job: Job,
+    window: tuple[int, int],
+    reveal: bool,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, bool]]:
-    checked = _checked(svc, caller, job)
-    columns, rows = _rows(svc, job, checked, (offset, limit), reveal)
+    """The page ``window`` (offset, limit) of a job's result, and the columns the caller may reveal."""
+    checked = _checked(sessions, caller, job)
+    columns, rows = _rows(store, masker, job, checked, window, reveal)
     return columns, rows, checked[1]
 
 
-def preview_text(svc: Services, caller: Principal, job: Job, reveal: bool) -> bytes:
+def preview_text(
+    sessions: Sessions, store: ObjectStore, masker: Masker, caller: Principal, job: Job, reveal: bool
+) -> bytes:
     """The /query preview (the first rows of the result) as JSON text, checked like every read of the job's
     output; rendered and encoded once per result and way of showing its masked columns in this process
     (``ingress/analytics/preview_memo.py``)."""
-    checked = _checked(svc, caller, job)
+    checked = _checked(sessions, caller, job)
     _, allowed, key = checked
     total = job.result_row_count or 0
 
     def render_preview() -> dict[str, Any]:
-        columns, rows = _rows(svc, job, checked, (0, PREVIEW_ROWS), reveal)
+        columns, rows = _rows(store, masker, job, checked, (0, PREVIEW_ROWS), reveal)
         return {"columns": columns, "rows": rows, "totalRows": total, "truncated": job.truncated}
 
     if reveal and any(allowed.values()):  # plaintext of masked values is never kept
@@ -92,12 +104,14 @@ def preview_text(svc: Services, caller: Principal, job: Job, reveal: bool) -> by
     return remembered_preview(PreviewKey.of(job.company_id, key, kept, reveal, allowed), render_preview)
 
 
-def preview_or_none(svc: Services, caller: Principal, job: Job, reveal: bool) -> bytes | None:
+def preview_or_none(
+    sessions: Sessions, store: ObjectStore, masker: Masker, caller: Principal, job: Job, reveal: bool
+) -> bytes | None:
     """The /query preview of a SUCCEEDED job as JSON text, or None when the result store fails the read:
     the job ran and its answer stands; its result is read again through /job-results, which answers 503 (or
     404) itself. A store failure here must not read as "nothing was done"."""
     try:
-        return preview_text(svc, caller, job, reveal)
+        return preview_text(sessions, store, masker, caller, job, reveal)
     except (StorageUnavailable, ResultGone):
         log.warning("the preview of a finished query could not be read", extra={"job_id": job.id})
         return None
@@ -124,9 +138,11 @@ def row_out_of_range(row: int, total: int) -> ApiError:
     return analytics_error("INVALID_REQUEST", f"revealRow {row} is past the result's {total} rows", hint)
 
 
-def revealed_cell(svc: Services, caller: Principal, job: Job, row: int, column: str) -> dict[str, Any]:
+def revealed_cell(
+    sessions: Sessions, store: ObjectStore, masker: Masker, caller: Principal, job: Job, row: int, column: str
+) -> dict[str, Any]:
     """One masked cell in plaintext, for a caller allowed to reveal its column."""
-    with svc.sessions() as session:
+    with sessions() as session:
         check_output(session, Reader.of(caller), job)
     stored = result_columns_of(job)
     position = next((i for i, c in enumerate(stored) if c["name"] == column), None)
@@ -139,12 +155,12 @@ def revealed_cell(svc: Services, caller: Principal, job: Job, row: int, column: 
     total = job.result_row_count or 0
     if row >= total:
         raise row_out_of_range(row, total)
-    with svc.sessions() as session:
+    with sessions() as session:
         allowed = revealable(session, caller, [meta])
     if not meta.get("masked"):
         raise analytics_error("FORBIDDEN", f'Column "{column}" is not masked: read it from the rows')
     if not allowed.get(meta["tableId"], False):
         raise analytics_error("FORBIDDEN", f'Your role may not reveal the masked column "{column}"')
-    table = read_rows(svc.store, available(job), row, 1).select([position])
-    value = render(table, [meta], allowed, True, svc.masker.decryptor(job.company_id))[0][meta["name"]]
+    table = read_rows(store, available(job), row, 1).select([position])
+    value = render(table, [meta], allowed, True, masker.decryptor(job.company_id))[0][meta["name"]]
     return {"row": row, "column": column, "value": value}

@@ -16,8 +16,8 @@ from starlette.concurrency import run_in_threadpool
 
 from ingress.analytics.coded_errors import analytics_error
 from ingress.analytics.job_access import Reader, append_counts_refusal, check_output
+from ingress.deps import Sessions
 from ingress.errors import ApiError
-from ingress.state import Services
 from schemas.admin import Principal
 from schemas.base import iso_utc
 from schemas.jobs import JobKind, JobState
@@ -207,32 +207,32 @@ def user_names(session: Session, company_id: str, user_ids: set[str]) -> dict[st
     return {user_id: email for user_id, email in rows}
 
 
-def _state(svc: Services, company_id: str, job_id: str) -> JobState | None:
-    with svc.sessions() as session:
+def _state(sessions: Sessions, company_id: str, job_id: str) -> JobState | None:
+    with sessions() as session:
         return jobs.state(session, company_id, job_id)
 
 
-async def wait_until_ended(svc: Services, company_id: str, job_id: str, wait_ms: int, kind: str) -> None:
+async def wait_until_ended(sessions: Sessions, company_id: str, job_id: str, wait_ms: int, kind: str) -> None:
     """Return once the job (an APPEND job too) has ended or ``wait_ms`` has passed. An append ends with
     its table's next commit, which gathers appends for ``SVC_TABLE_COMMIT_INTERVAL_SECONDS`` first, so it is
     looked at less often than a query."""
     pause = _append_pause if kind == JobKind.APPEND.value else poll_pause
-    await _poll(partial(_state, svc, company_id, job_id), lambda state: state.final, wait_ms, pause)
+    await _poll(partial(_state, sessions, company_id, job_id), lambda state: state.final, wait_ms, pause)
 
 
-def _load(svc: Services, company_id: str, job_id: str) -> Job | None:
-    with svc.sessions() as session:
+def _load(sessions: Sessions, company_id: str, job_id: str) -> Job | None:
+    with sessions() as session:
         job = jobs.get(session, company_id, job_id)
         if job is not None:
             session.expunge(job)
         return job
 
 
-async def wait_for(svc: Services, company_id: str, job_id: str, wait_ms: int) -> Job | None:
+async def wait_for(sessions: Sessions, company_id: str, job_id: str, wait_ms: int) -> Job | None:
     """The job once it has ended or ``wait_ms`` has passed, whichever is first. Only its state is read
     while it runs; the row once."""
-    await _poll(partial(_state, svc, company_id, job_id), lambda state: state.final, wait_ms, poll_pause)
-    return await run_in_threadpool(_load, svc, company_id, job_id)
+    await _poll(partial(_state, sessions, company_id, job_id), lambda state: state.final, wait_ms, poll_pause)
+    return await run_in_threadpool(_load, sessions, company_id, job_id)
 
 
 def poll_pause(waited: float) -> float:

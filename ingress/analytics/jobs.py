@@ -21,7 +21,8 @@ from core.request_ids import WINDOW
 from ingress.analytics import job_views
 from ingress.analytics.calls import ResourceId, check_resource, readable
 from ingress.analytics.coded_errors import analytics_error, check_row_count
-from ingress.analytics.inline_queries import Ran
+from ingress.analytics.deps import InlineQueriesDep
+from ingress.analytics.inline_queries import InlineQueries, Ran
 from ingress.analytics.job_access import JobOutput, OutputAccess, Reader
 from ingress.analytics.job_results_view import preview_or_none
 from ingress.analytics.job_views import (
@@ -35,10 +36,20 @@ from ingress.analytics.preview_memo import answer_text, encode
 from ingress.analytics.query_admission import plan_query, prepare, remaining_today
 from ingress.analytics.query_requests import RequestKey, earlier_job
 from ingress.analytics.result_cache import cache_hit, hit_view
-from ingress.deps import ClientCaller, DbSession, Svc
+from ingress.deps import (
+    ClientCaller,
+    CommitterDep,
+    DbSession,
+    MaskerDep,
+    PublisherDep,
+    ReadsDep,
+    Sessions,
+    SessionsDep,
+    SettingsDep,
+    StoreDep,
+)
 from ingress.errors import ApiError
 from ingress.handoff import hand_off
-from ingress.state import Services
 from schemas.admin import Principal
 from schemas.base import iso_utc
 from schemas.ids import new_id
@@ -54,6 +65,8 @@ from schemas.jobs import JobRequest as CancelRequest
 from schemas.records import AnalyticsJobRef
 from sinks.db.analytics import cached_results, job_listing, jobs
 from sinks.db.models import Job
+from sinks.iceberg.masking import Masker
+from sinks.objectstore import ObjectStore
 
 # Retry-After of a call refused because the company's concurrent-query slots are taken.
 QUERY_SLOT_RETRY_SECONDS = 2
@@ -64,12 +77,17 @@ SQL_IN_LISTINGS = 500
 
 @router.post("/estimate")
 async def estimate(
-    body: EstimateRequest, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId
+    body: EstimateRequest,
+    caller: ClientCaller,
+    sessions: SessionsDep,
+    reads: ReadsDep,
+    settings: SettingsDep,
+    resource_id: str = ResourceId,
 ) -> Any:
     check_resource(resource_id, body.table_id)
-    planned = await run_in_threadpool(plan_query, svc, caller, body.table_id, body.sql)
-    remaining = await run_in_threadpool(remaining_today, svc, caller.company_id)
-    limit = min(svc.settings.query_max_bytes_scanned, remaining)
+    planned = await run_in_threadpool(plan_query, sessions, reads, settings, caller, body.table_id, body.sql)
+    remaining = await run_in_threadpool(remaining_today, sessions, settings, caller.company_id)
+    limit = min(settings.query_max_bytes_scanned, remaining)
     within = planned.estimated_bytes <= limit
     return {
         "estimatedBytesScanned": planned.estimated_bytes,
@@ -80,10 +98,10 @@ async def estimate(
     }
 
 
-def _find_earlier(svc: Services, caller: Principal, table_id: str, key: RequestKey) -> Job | None:
+def _find_earlier(sessions: Sessions, caller: Principal, table_id: str, key: RequestKey) -> Job | None:
     """The caller's job of the requestId, once the caller may still read the table: a retry answers what
     /job-status would, under the caller's grant of now."""
-    with svc.sessions() as session:
+    with sessions() as session:
         readable(session, caller, table_id)
         job = earlier_job(session, caller, key, datetime.now(UTC))
         if job is not None:
@@ -92,77 +110,107 @@ def _find_earlier(svc: Services, caller: Principal, table_id: str, key: RequestK
 
 
 @router.post("/query")
-async def query(body: QueryRequest, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId) -> Any:
+async def query(
+    body: QueryRequest,
+    caller: ClientCaller,
+    settings: SettingsDep,
+    sessions: SessionsDep,
+    reads: ReadsDep,
+    store: StoreDep,
+    masker: MaskerDep,
+    inline: InlineQueriesDep,
+    committer: CommitterDep,
+    publisher: PublisherDep,
+    resource_id: str = ResourceId,
+) -> Any:
     check_resource(resource_id, body.table_id)
     if body.max_rows is not None:
-        cap = svc.settings.query_max_result_rows
+        cap = settings.query_max_result_rows
         check_row_count("maxRows", body.max_rows, cap, cap_is="the plan's result-row limit")
     key = RequestKey.of(body)
     if key is not None:
         # Before planning: a retry is neither planned nor charged again, and its own job's slot and scan
         # do not count against it.
-        earlier = await run_in_threadpool(_find_earlier, svc, caller, body.table_id, key)
+        earlier = await run_in_threadpool(_find_earlier, sessions, caller, body.table_id, key)
         if earlier is not None:
-            return await _answer(svc, caller, body, earlier.id, earlier.bytes_scanned, again=True)
+            return await _answer(
+                sessions, store, masker, caller, body, earlier.id, earlier.bytes_scanned, again=True
+            )
     job_id = new_id()
-    admitted = await run_in_threadpool(prepare, svc, caller, body, job_id, key)
+    admitted = await run_in_threadpool(
+        prepare, sessions, reads, settings, store, masker, caller, body, job_id, key
+    )
     estimated = admitted.planned.estimated_bytes
     created = partial(
         _create,
         job_id=job_id,
         caller=caller,
         request=key,
-        limit=svc.settings.query_max_concurrent,
+        limit=settings.query_max_concurrent,
         bytes_scanned=estimated,
         cached=admitted.source,
         **admitted.job.kwargs(),
     )
     ran = None
-    if admitted.source is None and svc.inline.admits(caller.company_id, estimated, body.wait_ms):
-        ran = await svc.inline.run(caller.company_id, job_id, admitted.plan, body.wait_ms)
+    if admitted.source is None and inline.admits(caller.company_id, estimated, body.wait_ms):
+        ran = await inline.run(caller.company_id, job_id, admitted.plan, body.wait_ms)
     try:
-        stored = await svc.committer.run(partial(created, ran=ran))
+        stored = await committer.run(partial(created, ran=ran))
     except IntegrityError:
         # A concurrent duplicate (another transaction) took the requestId after the look above.
-        _discard(svc, ran)
+        _discard(inline, ran)
         earlier = (
-            None if key is None else await run_in_threadpool(_find_earlier, svc, caller, body.table_id, key)
+            None
+            if key is None
+            else await run_in_threadpool(_find_earlier, sessions, caller, body.table_id, key)
         )
         if earlier is None:
             raise
-        return await _answer(svc, caller, body, earlier.id, earlier.bytes_scanned, again=True)
+        return await _answer(
+            sessions, store, masker, caller, body, earlier.id, earlier.bytes_scanned, again=True
+        )
     except ApiError:  # refused (the company's query slots are taken): nothing was recorded
-        _discard(svc, ran)
+        _discard(inline, ran)
         raise
     # Any other failure (the database, the call cancelled) leaves the result: its job may have committed.
     if isinstance(stored, Job):  # run here and recorded ended
-        preview = await run_in_threadpool(preview_or_none, svc, caller, stored, body.reveal)
+        preview = await run_in_threadpool(
+            preview_or_none, sessions, store, masker, caller, stored, body.reveal
+        )
         return _json(answer_text(_summary(job_id, stored, estimated), preview))
     if stored != job_id:  # a duplicate in the same commit batch created it first
-        _discard(svc, ran)
-        return await _answer(svc, caller, body, stored, estimated, again=True)
+        _discard(inline, ran)
+        return await _answer(sessions, store, masker, caller, body, stored, estimated, again=True)
     if admitted.hit is not None:  # answered from the cache: SUCCEEDED as recorded, its preview read already
         return _json(answer_text(_summary(job_id, admitted.hit, 0), admitted.preview))
-    await hand_off(svc.publisher, AnalyticsJobRef(job_id=job_id), key=job_id)
-    return await _answer(svc, caller, body, job_id, estimated, again=False)
+    await hand_off(publisher, AnalyticsJobRef(job_id=job_id), key=job_id)
+    return await _answer(sessions, store, masker, caller, body, job_id, estimated, again=False)
 
 
-def _discard(svc: Services, ran: Ran | None) -> None:
+def _discard(inline: InlineQueries, ran: Ran | None) -> None:
     """A query run in the ingress whose job was not recorded: its result is nobody's."""
     if ran is not None and ran.outcome.result_key is not None:
-        svc.inline.discard(ran.outcome.result_key)
+        inline.discard(ran.outcome.result_key)
 
 
 async def _answer(
-    svc: Services, caller: Principal, body: QueryRequest, job_id: str, bytes_scanned: int, *, again: bool
+    sessions: Sessions,
+    store: ObjectStore,
+    masker: Masker,
+    caller: Principal,
+    body: QueryRequest,
+    job_id: str,
+    bytes_scanned: int,
+    *,
+    again: bool,
 ) -> Response:
     """/query's answer for the job; ``again``: an earlier submission's job, whose state is read even
     without ``waitMs`` (a new job is QUEUED)."""
-    job = await wait_for(svc, caller.company_id, job_id, body.wait_ms) if body.wait_ms or again else None
+    job = await wait_for(sessions, caller.company_id, job_id, body.wait_ms) if body.wait_ms or again else None
     answer = _summary(job_id, job, bytes_scanned)
     if job is None or job.state != JobState.SUCCEEDED.value:
         return _json(encode(answer))
-    preview = await run_in_threadpool(preview_or_none, svc, caller, job, body.reveal)
+    preview = await run_in_threadpool(preview_or_none, sessions, store, masker, caller, job, body.reveal)
     return _json(answer_text(answer, preview))
 
 
@@ -244,21 +292,21 @@ def _create(
     return jobs.create(session, now=now, **job_fields)
 
 
-def _status(svc: Services, caller: Principal, body: JobStatusRequest) -> dict[str, Any]:
-    with svc.sessions() as session:
+def _status(sessions: Sessions, caller: Principal, body: JobStatusRequest) -> dict[str, Any]:
+    with sessions() as session:
         readable(session, caller, body.table_id)
         return job_views.job_status(session, caller, body.job_id) | {"errors": []}
 
 
 @router.post("/job-status")
 async def job_status(
-    body: JobStatusRequest, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId
+    body: JobStatusRequest, caller: ClientCaller, sessions: SessionsDep, resource_id: str = ResourceId
 ) -> Any:
     check_resource(resource_id, body.table_id)
-    answer = await run_in_threadpool(_status, svc, caller, body)
+    answer = await run_in_threadpool(_status, sessions, caller, body)
     if body.wait_ms and not JobState(answer["state"]).final:
-        await wait_until_ended(svc, caller.company_id, body.job_id, body.wait_ms, answer["kind"])
-        answer = await run_in_threadpool(_status, svc, caller, body)
+        await wait_until_ended(sessions, caller.company_id, body.job_id, body.wait_ms, answer["kind"])
+        answer = await run_in_threadpool(_status, sessions, caller, body)
     return answer
 
 

@@ -16,16 +16,24 @@ from starlette.concurrency import run_in_threadpool
 
 from ingress.analytics.calls import ResourceId, check_resource, readable
 from ingress.analytics.coded_errors import analytics_error
-from ingress.deps import ClientCaller, Svc
+from ingress.deps import (
+    ClientCaller,
+    CommitterDep,
+    PublisherDep,
+    Sessions,
+    SessionsDep,
+    SettingsDep,
+    StoreDep,
+)
 from ingress.errors import ApiError
 from ingress.handoff import hand_off
-from ingress.state import Services
 from schemas.admin import Principal
 from schemas.ids import new_id
 from schemas.jobs import JobKind, LoadFormat, LoadPlan, LoadRequest, LoadSource
 from schemas.records import AnalyticsJobRef
 from sinks.db.analytics import jobs, uploads
 from sinks.loads.uploaded import uploaded_size
+from sinks.objectstore import ObjectStore
 
 router = APIRouter(prefix="/clients/svcdb/analytics", tags=["analytics"])
 MASKED_NOTE = (
@@ -71,12 +79,12 @@ def _check_mapping(mapping: dict[str, str] | None, columns: list[dict[str, Any]]
         )
 
 
-def _sources(session: Session, svc: Services, company_id: str, uris: list[str]) -> list[LoadSource]:
+def _sources(session: Session, store: ObjectStore, company_id: str, uris: list[str]) -> list[LoadSource]:
     """Raises StorageUnavailable (503 STORAGE_UNAVAILABLE) when the object store cannot answer."""
     sources = []
     for uri in uris:
         key = uploads.uploaded_object(session, company_id, uri)
-        size = None if key is None else uploaded_size(svc.store, key)
+        size = None if key is None else uploaded_size(store, key)
         if key is None or size is None:
             raise analytics_error(
                 "NOT_FOUND",
@@ -87,13 +95,15 @@ def _sources(session: Session, svc: Services, company_id: str, uris: list[str]) 
     return sources
 
 
-def _prepare(svc: Services, caller: Principal, body: LoadRequest) -> tuple[LoadPlan, list[str]]:
-    with svc.sessions() as session:
+def _prepare(
+    sessions: Sessions, store: ObjectStore, caller: Principal, body: LoadRequest
+) -> tuple[LoadPlan, list[str]]:
+    with sessions() as session:
         table, _access = readable(session, caller, body.table_id, "WRITE")
         columns = json.loads(table.columns_json)
         _check_mapping(body.column_mapping, columns)
         fmt = infer_format(body.source_uris, body.format)
-        sources = _sources(session, svc, caller.company_id, body.source_uris)
+        sources = _sources(session, store, caller.company_id, body.source_uris)
     plan = LoadPlan(
         sources=sources, format=fmt, mode=body.mode, csv=body.csv, column_mapping=body.column_mapping
     )
@@ -127,21 +137,28 @@ def _create(session: Session, *, caller: Principal, limit: int, plan: LoadPlan, 
 
 @router.post("/load-from-s3")
 async def load_from_s3(
-    body: LoadRequest, caller: ClientCaller, svc: Svc, resource_id: str = ResourceId
+    body: LoadRequest,
+    caller: ClientCaller,
+    sessions: SessionsDep,
+    store: StoreDep,
+    settings: SettingsDep,
+    committer: CommitterDep,
+    publisher: PublisherDep,
+    resource_id: str = ResourceId,
 ) -> Any:
     check_resource(resource_id, body.table_id)
-    plan, notes = await run_in_threadpool(_prepare, svc, caller, body)
+    plan, notes = await run_in_threadpool(_prepare, sessions, store, caller, body)
     job_id = new_id()
     created = partial(
         _create,
         caller=caller,
-        limit=svc.settings.load_daily_bytes,
+        limit=settings.load_daily_bytes,
         plan=plan,
         job_id=job_id,
         table_id=body.table_id,
         table_ids=[body.table_id],
         notes=notes,
     )
-    await svc.committer.run(created)
-    await hand_off(svc.publisher, AnalyticsJobRef(job_id=job_id), key=job_id)
+    await committer.run(created)
+    await hand_off(publisher, AnalyticsJobRef(job_id=job_id), key=job_id)
     return {"jobId": job_id, "state": "QUEUED", "notes": notes, "errors": []}

@@ -17,24 +17,30 @@ from ingress.analytics.query_planning import Planned, plan, query_plan
 from ingress.analytics.query_requests import RequestKey
 from ingress.analytics.result_cache import cached_result, hit_view
 from ingress.analytics.sql_analysis import SqlAnalysis
-from ingress.state import Services
+from ingress.deps import Sessions
 from schemas.admin import Principal
 from schemas.jobs import QueryPlan, QueryRequest
+from schemas.settings import Settings
 from sinks.db.analytics import jobs
 from sinks.db.models import Job
+from sinks.iceberg.masking import Masker
+from sinks.iceberg.read_cache import TableReads
+from sinks.objectstore import ObjectStore
 
 
-def plan_query(svc: Services, caller: Principal, table_id: str, sql: str) -> Planned:
-    with svc.sessions() as session:
+def plan_query(
+    sessions: Sessions, reads: TableReads, settings: Settings, caller: Principal, table_id: str, sql: str
+) -> Planned:
+    with sessions() as session:
         known = readable(session, caller, table_id)
-        return plan(session, svc.reads, caller, sql, SqlAnalysis.of(svc.settings), known)
+        return plan(session, reads, caller, sql, SqlAnalysis.of(settings), known)
 
 
-def remaining_today(svc: Services, company_id: str) -> int:
+def remaining_today(sessions: Sessions, settings: Settings, company_id: str) -> int:
     midnight = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    with svc.sessions() as session:
+    with sessions() as session:
         used = jobs.scanned_since(session, company_id, midnight)
-    return max(0, svc.settings.query_daily_bytes_scanned - used)
+    return max(0, settings.query_daily_bytes_scanned - used)
 
 
 @dataclass(frozen=True)
@@ -67,15 +73,22 @@ class Admitted:
 
 
 def prepare(
-    svc: Services, caller: Principal, body: QueryRequest, job_id: str, request: RequestKey | None
+    sessions: Sessions,
+    reads: TableReads,
+    settings: Settings,
+    store: ObjectStore,
+    masker: Masker,
+    caller: Principal,
+    body: QueryRequest,
+    job_id: str,
+    request: RequestKey | None,
 ) -> Admitted:
     """The plan, the job's fields and, when the cache answers, the answer (see :class:`Admitted`); else
     the query runs, within the plan's limits. One worker-thread hop for all of it. An answer from the
     cache scans nothing, so the scan limits do not apply to it (a maxBytesScanned over the plan's limit is
     still refused: the request itself is wrong). The answer's preview is read in the same hop, as every read
     of a job's output is: under the caller's grant of now, checked against the policy the job records."""
-    planned = plan_query(svc, caller, body.table_id, body.sql)
-    settings = svc.settings
+    planned = plan_query(sessions, reads, settings, caller, body.table_id, body.sql)
     job_plan = query_plan(
         planned,
         max_rows=body.max_rows or settings.query_max_result_rows,
@@ -91,18 +104,19 @@ def prepare(
         policy=policy.dumps(planned.runner_policy()),
         cache_key=key,
     )
-    earlier = cached_result(svc, caller.company_id, key) if body.use_query_cache and key else None
+    earlier = cached_result(sessions, caller.company_id, key) if body.use_query_cache and key else None
     if earlier is None:
-        check_limits(svc, body, planned, caller.company_id)
+        check_limits(sessions, settings, body, planned, caller.company_id)
         return Admitted(planned, job, job_plan)
-    check_max_bytes_scanned(svc, body, planned)
+    check_max_bytes_scanned(settings, body, planned)
     now = datetime.now(UTC)
     hit = hit_view(job_id=job_id, caller=caller, source=earlier, request=request, now=now, **job.kwargs())
-    return Admitted(planned, job, job_plan, earlier, hit, preview_or_none(svc, caller, hit, body.reveal))
+    preview = preview_or_none(sessions, store, masker, caller, hit, body.reveal)
+    return Admitted(planned, job, job_plan, earlier, hit, preview)
 
 
-def check_max_bytes_scanned(svc: Services, body: QueryRequest, planned: Planned) -> None:
-    limit = svc.settings.query_max_bytes_scanned
+def check_max_bytes_scanned(settings: Settings, body: QueryRequest, planned: Planned) -> None:
+    limit = settings.query_max_bytes_scanned
     if body.max_bytes_scanned is not None and body.max_bytes_scanned > limit:
         raise analytics_error(
             "SCAN_LIMIT",
@@ -111,9 +125,10 @@ def check_max_bytes_scanned(svc: Services, body: QueryRequest, planned: Planned)
         )
 
 
-def check_limits(svc: Services, body: QueryRequest, planned: Planned, company_id: str) -> int:
-    settings = svc.settings
-    check_max_bytes_scanned(svc, body, planned)
+def check_limits(
+    sessions: Sessions, settings: Settings, body: QueryRequest, planned: Planned, company_id: str
+) -> int:
+    check_max_bytes_scanned(settings, body, planned)
     estimated = planned.estimated_bytes
     if body.max_bytes_scanned is not None and estimated > body.max_bytes_scanned:
         raise analytics_error(
@@ -127,7 +142,7 @@ def check_limits(svc: Services, body: QueryRequest, planned: Planned, company_id
             f"The query would scan up to {estimated} bytes, over the plan's per-query limit",
             planned.partition_hint(),
         )
-    if estimated > remaining_today(svc, company_id):
+    if estimated > remaining_today(sessions, settings, company_id):
         raise analytics_error(
             "SCAN_LIMIT",
             "The query would exceed the remaining daily scan allowance",

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 from core.lru import Lru, SizeBounds
 from ingress.analytics.query_requests import RequestKey
-from ingress.state import Services
+from ingress.deps import Sessions
 from schemas.admin import Principal
 from sinks.db.analytics import cached_results as query_cache
 from sinks.db.models import Job
@@ -31,7 +31,7 @@ SOURCES_SIZES = SizeBounds(total_bytes=4096 * 256, entry_bytes=256)
 _sources: Lru[tuple[str, str], str] = Lru(4096, sizes=SOURCES_SIZES)
 
 
-def cached_result(svc: Services, company_id: str, key: str) -> Job | None:
+def cached_result(sessions: Sessions, company_id: str, key: str) -> Job | None:
     """The company's earlier job whose result answers ``key``, detached from its session; None on a miss.
 
     Every answer from the cache is a job of the key too, so the look by key reads more jobs the more often a
@@ -40,7 +40,7 @@ def cached_result(svc: Services, company_id: str, key: str) -> Job | None:
     answers (expired, or near its expiry) is forgotten and the key looked up afresh."""
     fresh_until = datetime.now(UTC) + MIN_LIFETIME_LEFT
     memo_key = (company_id, key)
-    with svc.sessions() as session:
+    with sessions() as session:
         known = _sources.get(memo_key)
         found = None
         if known is not None:

@@ -16,7 +16,7 @@ from fastapi import APIRouter
 from core.row_filter import RowFilterError, check_row_filter
 from ingress.analytics.coded_errors import analytics_error
 from ingress.analytics.table_specs import column_def, register_table, stored_column
-from ingress.deps import DbSession, PoweruserCaller, Svc
+from ingress.deps import CatalogDep, DbSession, PoweruserCaller, ReadsDep
 from schemas.admin import Principal
 from schemas.base import iso_utc
 from schemas.column_types import is_safe_widening, parse_column_type
@@ -56,20 +56,22 @@ def _table(session: DbSession, caller: Principal, table_id: str) -> AnalyticsTab
 
 @router.post("/create", response_model=CreatedTable, response_model_by_alias=True)
 def create_table(
-    body: CreateTableRequest, caller: PoweruserCaller, session: DbSession, svc: Svc
+    body: CreateTableRequest, caller: PoweruserCaller, session: DbSession, catalog: CatalogDep
 ) -> CreatedTable:
     _admin(caller)
-    table = register_table(session, svc.catalog, caller.company_id, caller.user_id, body)
+    table = register_table(session, catalog, caller.company_id, caller.user_id, body)
     return CreatedTable(table_id=table.id, semantics_version=table.semantics_version)
 
 
 @router.post("/add-column", response_model=Updated, response_model_by_alias=True)
-def add_column(body: AddColumnRequest, caller: PoweruserCaller, session: DbSession, svc: Svc) -> Updated:
+def add_column(
+    body: AddColumnRequest, caller: PoweruserCaller, session: DbSession, catalog: CatalogDep
+) -> Updated:
     table = _table(session, caller, body.table_id)
     columns = json.loads(table.columns_json)
     definition = column_def(body.column)
     existing = next((c for c in columns if c["name"] == body.column.name), None)
-    handle = iceberg.load_table(svc.catalog, caller.company_id, table.id)
+    handle = iceberg.load_table(catalog, caller.company_id, table.id)
     if existing is None:
         if not definition.nullable:
             raise analytics_error("INVALID_SCHEMA", "a column added to a live table must be nullable")
@@ -125,9 +127,11 @@ def update_semantics(body: UpdateSemanticsRequest, caller: PoweruserCaller, sess
 
 
 @router.post("/drop", response_model=Updated, response_model_by_alias=True)
-def drop_table(body: TableIdRequest, caller: PoweruserCaller, session: DbSession, svc: Svc) -> Updated:
+def drop_table(
+    body: TableIdRequest, caller: PoweruserCaller, session: DbSession, catalog: CatalogDep
+) -> Updated:
     table = _table(session, caller, body.table_id)
-    iceberg.drop_table(svc.catalog, caller.company_id, table.id, purge=True)
+    iceberg.drop_table(catalog, caller.company_id, table.id, purge=True)
     session.delete(table)
     return Updated(updated=True)
 
@@ -176,7 +180,7 @@ def _snapshots_cursor(text: str | None) -> tuple[int, int, int] | None:
 
 @router.post("/snapshots", response_model=SnapshotsAnswer, response_model_by_alias=True)
 def snapshots(
-    body: SnapshotsRequest, caller: PoweruserCaller, session: DbSession, svc: Svc
+    body: SnapshotsRequest, caller: PoweruserCaller, session: DbSession, reads: ReadsDep
 ) -> SnapshotsAnswer:
     """The table's snapshots, newest first: the versions `FOR VERSION AS OF` and `FOR TIMESTAMP AS OF` read.
     READ on the table is enough, as for describe; the row counts are the whole table's, shown only to readers
@@ -188,7 +192,7 @@ def snapshots(
     access = tables.access(session, caller.company_id, caller.user_id, caller.is_admin, table.id)
     if not access.allows("READ"):
         raise analytics_error("FORBIDDEN", f"READ permission on table {table.sql_name} is required")
-    found = list_snapshots(svc.reads.table(caller.company_id, table.id))
+    found = list_snapshots(reads.table(caller.company_id, table.id))
     if after is not None:
         found = [snapshot for snapshot in found if snapshot.position < after]
     page = found[: body.limit]

@@ -20,7 +20,7 @@ from fastapi import APIRouter
 
 from core.table_maintenance import ORDER
 from ingress.analytics.coded_errors import analytics_error
-from ingress.deps import PoweruserCaller, Svc
+from ingress.deps import CatalogDep, PoweruserCaller, SessionsDep, SettingsDep
 from schemas.maintenance import MaintainRequest, MaintenanceReport
 from sinks.db.analytics import tables
 from sinks.iceberg import catalog as iceberg
@@ -71,23 +71,27 @@ RUNS = _Runs()
 
 
 @router.post("/maintain", response_model=MaintenanceReport, response_model_by_alias=True)
-def maintain_table(body: MaintainRequest, caller: PoweruserCaller, svc: Svc) -> MaintenanceReport:
+def maintain_table(
+    body: MaintainRequest,
+    caller: PoweruserCaller,
+    sessions: SessionsDep,
+    catalog: CatalogDep,
+    settings: SettingsDep,
+) -> MaintenanceReport:
     """Compaction, snapshot expiry and orphan removal on one table; company admins only, as for the other
     table administration calls (the strongest table permission there is)."""
     if not caller.is_admin:
         raise analytics_error("FORBIDDEN", "Only company admins manage analytics tables")
     # A short transaction of its own: the work below takes seconds and must not hold a DB transaction.
-    with svc.sessions.begin() as session:
+    with sessions.begin() as session:
         table = tables.get(session, caller.company_id, body.table_id)
         if table is None:
             raise analytics_error("NOT_FOUND", f"Table {body.table_id} not found")
         table_id = table.id
     actions = [action for action in ORDER if action in set(body.actions)]
     with RUNS.claim(caller.company_id), table_storage():
-        handle = iceberg.load_table(svc.catalog, caller.company_id, table_id)
-        report = maintain(
-            handle, actions, limits_of(svc.settings), now=datetime.now(UTC), dry_run=body.dry_run
-        )
+        handle = iceberg.load_table(catalog, caller.company_id, table_id)
+        report = maintain(handle, actions, limits_of(settings), now=datetime.now(UTC), dry_run=body.dry_run)
     return MaintenanceReport(
         files_before=report.files_before,
         files_after=report.files_after,

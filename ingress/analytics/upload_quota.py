@@ -16,10 +16,12 @@ import math
 from datetime import UTC, datetime
 from typing import Any
 
+from ingress.deps import Sessions
 from ingress.errors import ApiError
-from ingress.state import Services
+from schemas.settings import Settings
 from sinks.db.analytics import uploads
 from sinks.db.models import Upload
+from sinks.objectstore import ObjectStore
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +40,8 @@ def retry_after(used: uploads.Usage, expiry_seconds: int, now: datetime) -> int:
     return max(1, math.ceil(left))
 
 
-def quota_error(svc: Services, used: uploads.Usage, message: str) -> ApiError:
-    expiry = svc.settings.upload_expiry_seconds
+def quota_error(settings: Settings, used: uploads.Usage, message: str) -> ApiError:
+    expiry = settings.upload_expiry_seconds
     hint = (
         f"Complete the company's unfinished uploads or abort them ({ABORT_PATH}); "
         f"an incomplete upload expires {expiry} s after it starts"
@@ -53,17 +55,17 @@ def quota_error(svc: Services, used: uploads.Usage, message: str) -> ApiError:
     )
 
 
-def too_many_open(svc: Services, used: uploads.Usage) -> ApiError:
-    limit = svc.settings.upload_max_open
+def too_many_open(settings: Settings, used: uploads.Usage) -> ApiError:
+    limit = settings.upload_max_open
     return quota_error(
-        svc, used, f"The company has {used.open_uploads} incomplete uploads, the plan's limit of {limit}"
+        settings, used, f"The company has {used.open_uploads} incomplete uploads, the plan's limit of {limit}"
     )
 
 
-def over_bytes(svc: Services, used: uploads.Usage) -> ApiError:
-    quota = svc.settings.upload_quota_bytes
+def over_bytes(settings: Settings, used: uploads.Usage) -> ApiError:
+    quota = settings.upload_quota_bytes
     return quota_error(
-        svc,
+        settings,
         used,
         f"The company's incomplete uploads hold {used.held_bytes} bytes; this part would pass the plan's "
         f"upload quota of {quota} bytes",
@@ -93,38 +95,38 @@ def not_open(upload_id: str, state: str | None) -> ApiError:
 class PartMeter:
     """The quota a part holds while it is received; call from a worker thread (it writes to the DB)."""
 
-    def __init__(self, svc: Services, upload: Upload) -> None:
-        self._svc = svc
+    def __init__(self, sessions: Sessions, settings: Settings, store: ObjectStore, upload: Upload) -> None:
+        self._sessions, self._settings, self._store = sessions, settings, store
         self._upload = upload
         self.reserved = 0
 
     def take(self, want: int, at_least: int) -> None:
         try:
-            with self._svc.sessions.begin() as session:
+            with self._sessions.begin() as session:
                 granted = uploads.reserve(
                     session,
                     self._upload.company_id,
                     self._upload.id,
                     want=want,
                     at_least=at_least,
-                    quota=self._svc.settings.upload_quota_bytes,
+                    quota=self._settings.upload_quota_bytes,
                 )
         except uploads.QuotaExceeded as error:
-            raise over_bytes(self._svc, error.usage) from error
+            raise over_bytes(self._settings, error.usage) from error
         except uploads.NotOpen as error:
             raise not_open(self._upload.id, error.state) from error
         self.reserved += granted
 
     def release(self) -> None:
         if self.reserved:
-            with self._svc.sessions.begin() as session:
+            with self._sessions.begin() as session:
                 uploads.release(session, self._upload.company_id, self._upload.id, self.reserved)
             self.reserved = 0
 
     def settle(self) -> str | None:
         """The upload now holds what the store has of it; answers its state."""
-        upload, store = self._upload, self._svc.store
-        with self._svc.sessions.begin() as session:
+        upload, store = self._upload, self._store
+        with self._sessions.begin() as session:
             state = uploads.settle(
                 session,
                 upload.company_id,
@@ -162,18 +164,18 @@ class MeteredBody(io.RawIOBase):
         return len(data)
 
 
-def state_of(svc: Services, upload: Upload) -> str | None:
-    with svc.sessions() as session:
+def state_of(sessions: Sessions, upload: Upload) -> str | None:
+    with sessions() as session:
         current = uploads.get(session, upload.company_id, upload.id)
         return None if current is None else current.state
 
 
-def discard(svc: Services, upload: Upload) -> None:
+def discard(sessions: Sessions, store: ObjectStore, upload: Upload) -> None:
     """Deletes an ended upload's parts; a failure is left to the worker's sweep, which tries again."""
     try:
-        svc.store.discard_multipart(upload.key, upload.store_upload_id)
+        store.discard_multipart(upload.key, upload.store_upload_id)
     except Exception:
         log.warning("deleting an upload's parts failed", extra={"upload_id": upload.id}, exc_info=True)
         return
-    with svc.sessions.begin() as session:
+    with sessions.begin() as session:
         uploads.mark_cleaned(session, upload.company_id, upload.id, datetime.now(UTC))

@@ -14,11 +14,12 @@ import json
 from datetime import UTC, datetime, timedelta
 
 from fastapi import APIRouter
+from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
 from core.schedules.controls import shown
 from core.schedules.preview import fire_times
-from ingress.deps import ClientCaller, Svc
+from ingress.deps import ClientCaller, PublisherDep, SessionsDep
 from ingress.errors import ApiError
 from ingress.handoff import hand_off
 from schemas.scheduled.backfill import MAX_BACKFILL_FIRES, BackfillAnswer, BackfillRequest
@@ -33,13 +34,13 @@ _ANSWER = {"response_model_by_alias": True, "response_model_exclude_none": True}
 _INSTANT = timedelta(microseconds=1)
 
 
-def _store_runs(svc: Svc, company_id: str, body: BackfillRequest) -> list[Tick]:
+def _store_runs(sessions: sessionmaker[Session], company_id: str, body: BackfillRequest) -> list[Tick]:
     start, end, now = body.from_.astimezone(UTC), body.to.astimezone(UTC), datetime.now(UTC)
     if start >= end:
         raise ApiError(400, f"from: must be before to ({shown(start)} is not before {shown(end)})")
     if end > now:
         raise ApiError(400, f"to: must not be in the future ({shown(end)} has not passed yet)")
-    with svc.sessions.begin() as session:
+    with sessions.begin() as session:
         row = scheduled_events.get(session, company_id, body.scheduled_event_id)
         if row is None:
             raise ApiError(404, NOT_FOUND)
@@ -61,9 +62,11 @@ def _store_runs(svc: Svc, company_id: str, body: BackfillRequest) -> list[Tick]:
 
 
 @router.post("/backfill", response_model=BackfillAnswer, **_ANSWER)  # type: ignore[arg-type]
-async def backfill(body: BackfillRequest, caller: ClientCaller, svc: Svc) -> BackfillAnswer:
-    ticks = await run_in_threadpool(_store_runs, svc, caller.company_id, body)
+async def backfill(
+    body: BackfillRequest, caller: ClientCaller, sessions: SessionsDep, publisher: PublisherDep
+) -> BackfillAnswer:
+    ticks = await run_in_threadpool(_store_runs, sessions, caller.company_id, body)
     # In scheduled order, keyed by the event: one partition, so the worker takes them in that order.
     for tick in ticks:
-        await hand_off(svc.publisher, tick.record(), key=tick.event_id)
+        await hand_off(publisher, tick.record(), key=tick.event_id)
     return BackfillAnswer(scheduled=len(ticks))

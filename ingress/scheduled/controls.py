@@ -13,11 +13,12 @@ import json
 from datetime import UTC, datetime
 
 from fastapi import APIRouter
+from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
 from core.schedules.controls import check_pause_until
 from core.schedules.spec import ScheduleError, next_fire
-from ingress.deps import ClientCaller, DbSession, Svc
+from ingress.deps import ClientCaller, DbSession, PublisherDep, SessionsDep, SettingsDep
 from ingress.errors import ApiError
 from ingress.handoff import hand_off
 from ingress.scheduled.window import first_fire_in_window
@@ -62,12 +63,11 @@ def pause_event(body: PauseRequest, caller: ClientCaller, session: DbSession) ->
     )
 
 
-def _store_run(svc: Svc, company_id: str, event_id: str) -> Tick:
-    with svc.sessions.begin() as session:
+def _store_run(sessions: sessionmaker[Session], limit: int, company_id: str, event_id: str) -> Tick:
+    with sessions.begin() as session:
         row = scheduled_events.get(session, company_id, event_id)
         if row is None:
             raise ApiError(404, NOT_FOUND)
-        limit = svc.settings.scheduler_run_now_max_pending
         if controls.pending_manual(session, company_id, row.id) >= limit:
             raise ApiError(
                 429,
@@ -78,9 +78,16 @@ def _store_run(svc: Svc, company_id: str, event_id: str) -> Tick:
 
 
 @router.post("/run-now", response_model=RunNowAnswer, **_ANSWER)  # type: ignore[arg-type]
-async def run_now(body: RunNowRequest, caller: ClientCaller, svc: Svc) -> RunNowAnswer:
+async def run_now(
+    body: RunNowRequest,
+    caller: ClientCaller,
+    sessions: SessionsDep,
+    publisher: PublisherDep,
+    settings: SettingsDep,
+) -> RunNowAnswer:
     """The run is stored before its tick is sent: a broker that does not acknowledge leaves it QUEUED for
     the reconciler (after SVC_QUEUED_GRACE_SECONDS) rather than failing the call: a retry would run twice."""
-    tick = await run_in_threadpool(_store_run, svc, caller.company_id, body.scheduled_event_id)
-    await hand_off(svc.publisher, tick.record(), key=tick.event_id)
+    limit = settings.scheduler_run_now_max_pending
+    tick = await run_in_threadpool(_store_run, sessions, limit, caller.company_id, body.scheduled_event_id)
+    await hand_off(publisher, tick.record(), key=tick.event_id)
     return RunNowAnswer(success=True, run_id=tick.run_id)

@@ -8,9 +8,10 @@ import math
 from fastapi import APIRouter
 
 from core.tracing import trace_id_of
-from ingress.deps import DbSession, PoweruserCaller, Svc
+from ingress.deps import DbSession, MaskerDep, PoweruserCaller
 from ingress.errors import ApiError
 from ingress.webhooks.config import validated_config
+from ingress.webhooks.deps import TriggerTargetsDep
 from schemas.admin import Principal
 from schemas.base import iso_utc
 from schemas.enums import AccessLevel
@@ -84,9 +85,9 @@ def _wire(row: WebhookRow, key_id: str, level: AccessLevel) -> Webhook:
 
 @router.post("/create", response_model=CreatedWebhookAnswer, response_model_by_alias=True)
 def create_webhook(
-    body: CreateWebhookRequest, caller: PoweruserCaller, session: DbSession, svc: Svc
+    body: CreateWebhookRequest, caller: PoweruserCaller, session: DbSession, masker: MaskerDep
 ) -> CreatedWebhookAnswer:
-    config = validated_config(session, caller, body.webhook_config, masker=svc.masker)
+    config = validated_config(session, caller, body.webhook_config, masker=masker)
     row, full_key = definitions.create(session, _viewer(caller), config)
     key_id = full_key.split(":")[1]
     return CreatedWebhookAnswer(webhook=_wire(row, key_id, AccessLevel.ADMIN), api_key=full_key)
@@ -111,13 +112,17 @@ def get_all_webhooks(caller: PoweruserCaller, session: DbSession) -> WebhookList
 
 @router.post("/update", response_model=WebhookAnswer, response_model_by_alias=True)
 def update_webhook(
-    body: UpdateWebhookRequest, caller: PoweruserCaller, session: DbSession, svc: Svc
+    body: UpdateWebhookRequest,
+    caller: PoweruserCaller,
+    session: DbSession,
+    masker: MaskerDep,
+    targets: TriggerTargetsDep,
 ) -> WebhookAnswer:
     visible = _visible(session, caller, body.webhook_id, AccessLevel.WRITE)
     stored = json.loads(visible.webhook.config_json)
-    config = validated_config(session, caller, body.webhook_config, masker=svc.masker, stored=stored)
+    config = validated_config(session, caller, body.webhook_config, masker=masker, stored=stored)
     definitions.replace_config(visible.webhook, config, body.is_enabled)
-    svc.trigger_targets.forget_after_commit(session, visible.webhook.id)
+    targets.forget_after_commit(session, visible.webhook.id)
     return WebhookAnswer(
         webhook=_wire(visible.webhook, definitions.api_key_id(session, visible.webhook), visible.level)
     )
@@ -125,24 +130,24 @@ def update_webhook(
 
 @router.post("/delete", response_model=DeletedAnswer, response_model_by_alias=True)
 def delete_webhook(
-    body: WebhookIdRequest, caller: PoweruserCaller, session: DbSession, svc: Svc
+    body: WebhookIdRequest, caller: PoweruserCaller, session: DbSession, targets: TriggerTargetsDep
 ) -> DeletedAnswer:
     visible = _visible(session, caller, body.webhook_id, AccessLevel.READ)
     if visible.webhook.owner_id != caller.user_id:
         raise ApiError(403, "Only the owner can delete this webhook")
-    svc.trigger_targets.forget_after_commit(session, visible.webhook.id)
+    targets.forget_after_commit(session, visible.webhook.id)
     definitions.remove(session, visible.webhook)
     return DeletedAnswer(deleted=True)
 
 
 @router.post("/refresh-api-key", response_model=ApiKeyAnswer, response_model_by_alias=True)
 def refresh_api_key(
-    body: WebhookIdRequest, caller: PoweruserCaller, session: DbSession, svc: Svc
+    body: WebhookIdRequest, caller: PoweruserCaller, session: DbSession, targets: TriggerTargetsDep
 ) -> ApiKeyAnswer:
     visible = _visible(session, caller, body.webhook_id, AccessLevel.READ)
     if not visible.level.allows(AccessLevel.ADMIN):
         raise ApiError(403, "Only admins can refresh the API key")
-    svc.trigger_targets.forget_after_commit(session, visible.webhook.id)
+    targets.forget_after_commit(session, visible.webhook.id)
     return ApiKeyAnswer(api_key=definitions.refresh_key(session, visible.webhook))
 
 

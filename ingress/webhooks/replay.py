@@ -29,9 +29,10 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from core.webhooks.replay import Selection, chunked, rest_after, select_by_ids
-from ingress.deps import PoweruserCaller, Svc
+from ingress.deps import PoweruserCaller
+from ingress.webhooks.deps import Svc
 from ingress.errors import ApiError
-from ingress.state import Services
+from ingress.webhooks.services import Services
 from ingress.webhooks.manage import NOT_FOUND, _visible
 from ingress.webhooks.pipeline import Refused
 from ingress.webhooks.replay_pipeline import SANDBOX_BUSY, SandboxWait, SandboxWaitOver, rerun

@@ -26,7 +26,7 @@ from starlette.concurrency import run_in_threadpool
 
 from core.signatures import provider_delivery_id
 from core.webhooks import dedup as rules
-from ingress.state import Services
+from ingress.webhooks.services import Services
 from ingress.webhooks.trigger_screening import INLINE_BYTES
 from schemas.deliveries import DeliveryTask, DuplicateWebhookResponse, ExecuteWebhookResponse
 from schemas.verification import VerificationConfig

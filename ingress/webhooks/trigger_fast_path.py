@@ -20,8 +20,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ingress.errors import BodyTooLarge, error_response
-from ingress.state import Services
 from ingress.webhooks import trigger_failures
+from ingress.webhooks.services import Services
 from ingress.webhooks.trigger import TRIGGER_METHODS, TRIGGER_PATH, trigger_webhook
 
 

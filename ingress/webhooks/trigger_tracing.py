@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi.responses import JSONResponse
 
 from core.tracing import TraceContext
-from ingress.state import Services
+from ingress.webhooks.services import Services
 from sinks.db.webhooks.deliveries import Delivery
 from sinks.telemetry import now_ns
 

@@ -13,8 +13,8 @@ from sqlalchemy.orm import Session
 
 from schemas.jobs import JobKind, JobState
 from sinks.db.analytics import append_jobs, query_scans
+from sinks.db.index_hints import unindexed
 from sinks.db.models import Job, ReadCharge
-from sinks.db.webhooks.executions import unindexed
 
 RESULT_RETENTION = timedelta(days=7)
 MAX_ATTEMPTS = 3

@@ -21,9 +21,9 @@ from sqlalchemy.orm import Session
 
 from schemas.scheduled.actions import ActionType
 from schemas.scheduled.events import RunStatus
+from sinks.db.index_hints import unindexed
 from sinks.db.models import ScheduledEvent, ScheduledEventRun
 from sinks.db.scheduled import controls, overlap, retries
-from sinks.db.webhooks.executions import unindexed
 
 log = logging.getLogger(__name__)
 QUEUED, RUNNING = RunStatus.QUEUED.value, RunStatus.RUNNING.value
@@ -68,7 +68,7 @@ def claim_runs(
             .where(
                 ScheduledEventRun.id.in_(run_ids),
                 # By the runs' primary key, not the status index (which SQLite's planner, without
-                # statistics, preferred: it walked every QUEUED run for each claim; executions.unindexed).
+                # statistics, preferred: it walked every QUEUED run for each claim; index_hints.unindexed).
                 unindexed(ScheduledEventRun.status) == QUEUED,
                 # A retry waits for its time: a stale tick of the run does not start it early.
                 or_(ScheduledEventRun.retry_at.is_(None), ScheduledEventRun.retry_at <= now + _RETRY_SLACK),

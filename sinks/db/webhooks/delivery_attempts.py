@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from schemas.deliveries import DeliveryTask
 from schemas.webhooks import ExecutionStatus, StoredWebhookConfig
 from sinks import credentials
+from sinks.db.index_hints import unindexed
 from sinks.db.models import Webhook, WebhookExecution
 from sinks.db.webhooks import executions
 from sinks.db.webhooks.deliveries import PROCESSING, QUEUED, task_of
@@ -27,13 +28,13 @@ from sinks.db.webhooks.deliveries import PROCESSING, QUEUED, task_of
 _ENTRIES = cast(Table, WebhookExecution.__table__)
 # The worker's per-delivery moves, compare-and-set on the status, as Core statements built once. A claim
 # moves all of a company's tasks in a batch in one statement (the ids expand into an IN list), found by
-# their primary key (``executions.unindexed``).
+# their primary key (``index_hints.unindexed``).
 _CLAIM = (
     update(_ENTRIES)
     .where(
         _ENTRIES.c.id.in_(bindparam("entry_ids", expanding=True)),
-        executions.unindexed(_ENTRIES.c.company_id) == bindparam("company"),
-        executions.unindexed(_ENTRIES.c.status) == QUEUED,
+        unindexed(_ENTRIES.c.company_id) == bindparam("company"),
+        unindexed(_ENTRIES.c.status) == QUEUED,
     )
     .values(status=PROCESSING, started_at=bindparam("now"), lease_until=bindparam("lease_until"))
     .returning(_ENTRIES.c.id, _ENTRIES.c.transformed_variables, _ENTRIES.c.trace_parent, _ENTRIES.c.queued_at)
@@ -60,7 +61,7 @@ _PROCESSING = (
     select(_ENTRIES.c.id, _ENTRIES.c.started_at, *(_ENTRIES.c[name] for name in _RETRY_FIELDS))
     .where(
         _ENTRIES.c.id.in_(bindparam("entry_ids", expanding=True)),
-        executions.unindexed(_ENTRIES.c.status) == PROCESSING,
+        unindexed(_ENTRIES.c.status) == PROCESSING,
     )
     .with_for_update()
 )

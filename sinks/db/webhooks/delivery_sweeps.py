@@ -18,9 +18,9 @@ from sqlalchemy.orm import Session
 from core import leases
 from schemas.deliveries import DeliveryTask
 from schemas.webhooks import StoredWebhookConfig
+from sinks.db.index_hints import unindexed
 from sinks.db.models import Webhook, WebhookExecution
 from sinks.db.webhooks.deliveries import PROCESSING, QUEUED, task_of
-from sinks.db.webhooks.executions import unindexed
 
 _ENTRIES = cast(Table, WebhookExecution.__table__)
 # The acting worker's lease renewal: every attempt it acts on in one statement.
@@ -28,7 +28,7 @@ _RENEW = (
     update(_ENTRIES)
     .where(
         _ENTRIES.c.id.in_(bindparam("entry_ids", expanding=True)),
-        unindexed(_ENTRIES.c.status) == PROCESSING,  # by the ids' own index (executions.unindexed)
+        unindexed(_ENTRIES.c.status) == PROCESSING,  # by the ids' own index (index_hints.unindexed)
     )
     .values(lease_until=bindparam("until"))
 )

@@ -7,23 +7,12 @@ from typing import Any, cast
 
 from sqlalchemy import Table, func, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import InstrumentedAttribute, Session
-from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.orm import Session
 
 from schemas.webhooks import ExecutionStatus
 from sinks import credentials
 from sinks.db.deferred import at_commit, gathered
 from sinks.db.models import WebhookExecution, WebhookExecutionCount, WebhookPayload
-
-
-def unindexed(column: ColumnElement[str] | InstrumentedAttribute[str]) -> ColumnElement[str]:
-    """``column || ''``: the same value, in a form no index serves. Without statistics SQLite's planner
-    prefers an equality on the company, the webhook or the status to a list of ids, and so would walk a
-    company's whole history for every few ids a statement names (checked with EXPLAIN QUERY PLAN). Compared
-    this way, the tenancy and the compare-and-set stay in the WHERE clause and the ids are looked up by their
-    own index.
-    """
-    return column + ""
 
 
 def _upsert_count(dialect: Any) -> Any:

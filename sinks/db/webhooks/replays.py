@@ -23,10 +23,10 @@ from core.webhooks.replay import due_now, schedule
 from schemas.deliveries import DeliveryTask
 from schemas.webhooks import ExecutionStatus
 from sinks.db.deferred import defer_insert
+from sinks.db.index_hints import unindexed
 from sinks.db.models import ReplayPacer, WebhookExecution, WebhookPayload, WebhookReplay
 from sinks.db.webhooks import deliveries
 from sinks.db.webhooks.deliveries import Delivery
-from sinks.db.webhooks.executions import unindexed
 
 _REPLAYS = cast(Table, WebhookReplay.__table__)
 _PACERS = cast(Table, ReplayPacer.__table__)

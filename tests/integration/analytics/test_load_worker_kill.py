@@ -30,7 +30,7 @@ def test_a_worker_killed_mid_load_leaves_no_partial_rows(
         assert time.monotonic() < deadline
         time.sleep(0.02)
     worker.kill()
-    handle = iceberg.load_table(ingress.app.state.services.catalog, tables_world.company_id, table_id)
+    handle = iceberg.load_table(ingress.app.state.catalog, tables_world.company_id, table_id)
     head = handle.current_snapshot()
     rows = (
         0

@@ -96,7 +96,7 @@ def count(world: Tables, table_id: str) -> int:
 
 
 def snapshot(ingress: Ingress, world: Tables, table_id: str) -> int | None:
-    handle = iceberg.load_table(ingress.app.state.services.catalog, world.company_id, table_id)
+    handle = iceberg.load_table(ingress.app.state.catalog, world.company_id, table_id)
     head = handle.current_snapshot()
     return None if head is None else int(head.snapshot_id)
 

@@ -52,7 +52,7 @@ def charged(db: Db, company_id: str) -> int:
 
 def data_files(ingress: Ingress, company_id: str, table_id: str) -> list[tuple[int, int]]:
     """(lowest _record_id, bytes) of each data file of the table's current snapshot."""
-    handle = iceberg.load_table(ingress.app.state.services.catalog, company_id, table_id)
+    handle = iceberg.load_table(ingress.app.state.catalog, company_id, table_id)
     field = handle.schema().find_field("_record_id").field_id
     return sorted(
         (int(from_bytes(LongType(), task.file.lower_bounds[field])), int(task.file.file_size_in_bytes))
@@ -105,7 +105,7 @@ def test_a_preview_is_charged_the_files_it_opens(
 
     # Statistics read every file of the snapshot once.
     before = charged(tables_world.db, company)
-    handle = iceberg.load_table(ingress.app.state.services.catalog, company, table_id)
+    handle = iceberg.load_table(ingress.app.state.catalog, company, table_id)
     described = tables_world.analytics("describe", table_id, {"includeStats": True})
     assert described.status_code == 200, described.text
     assert described.json()["tables"][0]["columns"][0]["stats"]["distinctCount"] == 4

@@ -223,7 +223,7 @@ def test_the_estimate_reads_the_old_snapshots_files(
     tables_world: Tables, history: History, ingress: Ingress
 ) -> None:
     old = int(history.old["snapshotId"])
-    handle = iceberg.load_table(ingress.app.state.services.catalog, tables_world.company_id, history.table_id)
+    handle = iceberg.load_table(ingress.app.state.catalog, tables_world.company_id, history.table_id)
     old_bytes = sum(task.file.file_size_in_bytes for task in handle.scan(snapshot_id=old).plan_files())
     now_bytes = sum(task.file.file_size_in_bytes for task in handle.scan().plan_files())
     assert 0 < old_bytes < now_bytes

@@ -58,7 +58,7 @@ def tpch(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
             requests = {name: data.create_request(name) for name in data.TABLE_NAMES}
             table_ids = create_tables(ingress.client, company.poweruser_key, requests)
             generated = data.generate(SCALE_FACTOR)
-            data.load(ingress.app.state.services.catalog, company.company_id, table_ids, generated)
+            data.load(ingress.app.state.catalog, company.company_id, table_ids, generated)
             analytics = AnalyticsClient(ingress.client, company.client_api_key, table_ids["lineitem"])
             with duckdb_on(generated) as oracle:
                 yield TpchService(analytics, oracle)

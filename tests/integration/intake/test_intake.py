@@ -78,7 +78,7 @@ def test_a_multipart_upload_assembles_its_parts(tables_world: Tables, ingress: I
         assert sent.status_code == 200, sent.text
         assert sent.headers["ETag"] == part_etag(PARTS[number])
         etags[str(number)] = sent.headers["ETag"]
-    store: ObjectStore = ingress.app.state.services.store
+    store: ObjectStore = ingress.app.state.store
     key = upload["s3Key"]
     with tables_world.db.sessions() as session:
         assert uploaded_object(session, company, upload["s3Uri"]) is None
@@ -124,7 +124,7 @@ def test_refused_completions_change_nothing(tables_world: Tables, ingress: Ingre
     for etags in ({}, {"0": small}, {"10001": small}, {"one": small}):
         answer = complete(tables_world, upload, etags)
         assert answer.status_code == 400, (etags, answer.text)
-    store: ObjectStore = ingress.app.state.services.store
+    store: ObjectStore = ingress.app.state.store
     assert not store.exists(upload["s3Key"])
     # The parts are all still there: the same upload completes once the request is right.
     answer = complete(tables_world, upload, {"1": small.strip('"')})

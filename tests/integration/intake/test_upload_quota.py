@@ -98,7 +98,7 @@ def held(db: Db, upload_id: str) -> tuple[int, int, str]:
 
 
 def store_of(ingress: Ingress) -> ObjectStore:
-    store: ObjectStore = ingress.app.state.services.store
+    store: ObjectStore = ingress.app.state.store
     return store
 
 

@@ -52,7 +52,7 @@ def test_appends_survive_a_broker_restart(tmp_path: Path) -> None:
                 broker.wait_reachable(bootstrap, 30, tansu)
                 asyncio.run(ensure_topics(settings))
                 worker.start()
-                catalog = ingress.app.state.services.catalog
+                catalog = ingress.app.state.catalog
                 deadline = time.monotonic() + 90
                 ids: list[int] = []
                 while time.monotonic() < deadline and len(ids) < 50:
@@ -137,7 +137,7 @@ def test_work_committed_while_the_broker_is_down_is_answered_and_done_once(tmp_p
                         json={"tableId": table_id, "jobId": job_id, "waitMs": 2000},
                     ).json()
                 assert status.get("state") == "SUCCEEDED", status
-                catalog = ingress.app.state.services.catalog
+                catalog = ingress.app.state.catalog
                 ids: list[int] = []
                 while time.monotonic() < deadline and len(ids) < 10:
                     handle = iceberg.load_table(catalog, company.company_id, table_id)

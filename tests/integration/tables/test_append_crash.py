@@ -38,7 +38,7 @@ def send(base_url: str, key: str, table_id: str, accepted: list[int]) -> None:
 
 
 def stored(ingress: Ingress, company_id: str, table_id: str) -> list[int]:
-    handle = iceberg.load_table(ingress.app.state.services.catalog, company_id, table_id)
+    handle = iceberg.load_table(ingress.app.state.catalog, company_id, table_id)
     if handle.current_snapshot() is None:
         return []
     with connect() as duck:

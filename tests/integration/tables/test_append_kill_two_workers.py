@@ -96,7 +96,7 @@ def stored(ingress: Ingress, company_id: str, table_ids: list[str]) -> list[tupl
     """(n, _load_id) of every row of the tables, read by DuckDB from their current Iceberg snapshots."""
     rows: list[tuple[int, str]] = []
     for table_id in table_ids:
-        handle = iceberg.load_table(ingress.app.state.services.catalog, company_id, table_id)
+        handle = iceberg.load_table(ingress.app.state.catalog, company_id, table_id)
         if handle.current_snapshot() is None:
             continue
         with connect() as duck:

@@ -77,7 +77,7 @@ class Reader:
     stop: threading.Event = field(default_factory=threading.Event)
 
     def table(self) -> Table:
-        return iceberg.load_table(self.ingress.app.state.services.catalog, self.company_id, self.table_id)
+        return iceberg.load_table(self.ingress.app.state.catalog, self.company_id, self.table_id)
 
     def run(self) -> None:
         while not self.stop.is_set():

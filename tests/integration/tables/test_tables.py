@@ -66,7 +66,7 @@ def test_append_preview_and_an_independent_reader_agree(
     revealed = tables_world.analytics("preview", table_id, {"limit": 10, "reveal": True}).json()["rows"]
     assert {row["email"] for row in revealed} == {"ann@x.io", "bo@y.io", None}
 
-    handle = iceberg.load_table(ingress.app.state.services.catalog, tables_world.company_id, table_id)
+    handle = iceberg.load_table(ingress.app.state.catalog, tables_world.company_id, table_id)
     with connect() as duck:
         scanned = duck.execute(
             "SELECT order_id, amount, _load_id FROM iceberg_scan(?) ORDER BY order_id",

@@ -186,8 +186,7 @@ class AwayFromTheSecondLook(BrokerAbsence):
 def test_a_broker_gone_after_the_entry_was_written_leaves_it_to_the_reconciler(renewal: Renewal) -> None:
     client, db = renewal.ingress.client, renewal.db
     webhook_id, key = make_webhook(client, renewal.company.poweruser_key)
-    services = renewal.ingress.app.state.services
-    services.publisher.absence = AwayFromTheSecondLook()
+    renewal.ingress.app.state.publisher.absence = AwayFromTheSecondLook()
     answer = fire(client, webhook_id, key)
     assert answer.status_code == 202, answer.text
     entry = entry_of(db, answer.json()["executionId"])

@@ -336,7 +336,7 @@ def test_the_trigger_is_served_ahead_of_the_router_with_the_same_edges(
     answer = fire(ingress, {"resourceId": webhook_id}, headers={"Authorization": key}, json={"a": 1})
     assert answer.status_code == 202 and answer.headers["X-Request-Id"]
     assert answer.headers["X-RateLimit-Remaining-Minute"]
-    metrics = generate_latest(ingress.app.state.services.registry).decode()
+    metrics = generate_latest(ingress.app.state.registry).decode()
     assert 'svc_http_requests_total{method="POST",route="/clients/custom-webhooks",status="202"}' in metrics
     # Other methods and a sub-path still go to FastAPI's router; the OpenAPI document keeps the five methods.
     assert ingress.client.request("HEAD", TRIGGER, params={"resourceId": webhook_id}).status_code == 405
