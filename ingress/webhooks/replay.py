@@ -30,12 +30,12 @@ from starlette.concurrency import run_in_threadpool
 
 from core.webhooks.replay import Selection, chunked, rest_after, select_by_ids
 from ingress.deps import PoweruserCaller
-from ingress.webhooks.deps import Svc
 from ingress.errors import ApiError
-from ingress.webhooks.services import Services
+from ingress.webhooks.deps import Svc
 from ingress.webhooks.manage import NOT_FOUND, _visible
 from ingress.webhooks.pipeline import Refused
 from ingress.webhooks.replay_pipeline import SANDBOX_BUSY, SandboxWait, SandboxWaitOver, rerun
+from ingress.webhooks.services import Services
 from ingress.webhooks.trigger_screening import screens_for
 from schemas.admin import Principal
 from schemas.base import iso_utc

@@ -21,10 +21,10 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from core import tracing
-from ingress.webhooks.deps import Svc
-from ingress.webhooks.services import Services
 from ingress.webhooks import trigger_dedup, trigger_failures
+from ingress.webhooks.deps import Svc
 from ingress.webhooks.pipeline import Incoming, Refused, Run, process
+from ingress.webhooks.services import Services
 from ingress.webhooks.trigger_auth import (
     TriggerRejected,
     check_key,

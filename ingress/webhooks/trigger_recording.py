@@ -15,9 +15,9 @@ from fastapi.responses import JSONResponse
 
 from core.signatures import secret_headers
 from core.tracing import TraceContext
-from ingress.webhooks.services import Services
 from ingress.webhooks import trigger_dedup, trigger_failures
 from ingress.webhooks.pipeline import Incoming, Processed, delivery_of
+from ingress.webhooks.services import Services
 from ingress.webhooks.trigger_screening import FILTERED_MESSAGE, TOO_COSTLY_MESSAGE
 from schemas.deliveries import DeliveryTask, FilteredWebhookResponse
 from schemas.webhooks import StoredWebhookConfig
