@@ -31,7 +31,7 @@ from core import leases, tracing
 from core.tracing import TraceContext
 from core.webhooks.handler_request import build_request, recorded
 from schemas.deliveries import DeliveryResult, DeliveryTask, HandlerOutcome
-from schemas.records import UnknownRecord, decode
+from schemas.records import GenerationMarker, UnknownRecord, decode
 from schemas.settings import Settings
 from schemas.topics import WEBHOOK_DELIVERIES
 from sinks.db import dedup, delivery_attempts, delivery_sweeps
@@ -58,6 +58,8 @@ def now() -> datetime:
 def parse_task(raw: bytes) -> DeliveryTask | None:
     try:
         return decode(raw, DeliveryTask)
+    except GenerationMarker:
+        return None
     except UnknownRecord as exc:
         log.warning("skipping a delivery record", extra={"reason": str(exc)})
         return None

@@ -32,9 +32,9 @@ async def readyz(svc: Svc) -> JSONResponse:
             return False
 
     async def broker() -> str:
-        # While `svc up` starts its embedded broker again the ingress still accepts work: it is committed and
-        # the workers started on the new broker hand it over (sinks/broker_absence.py).
-        if svc.publisher.absence.away():
+        # While `svc up` restarts its embedded broker the ingress still accepts work: it is committed and
+        # the workers started on the new broker hand it over (the producer knows; sinks/kafka.py).
+        if svc.publisher.signal.away():
             return "restarting"
         return "ok" if await broker_reachable(svc.settings.kafka_bootstrap or "") else "unreachable"
 
