@@ -127,7 +127,7 @@ def main() -> int:
     args = parser.parse_args()
     # This process imports the checkout it runs from.
     sys.path.insert(0, str(REPO))
-    from svc import broker
+    from sinks.embedded_broker import process as broker
 
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="bench-broker-") as scratch:

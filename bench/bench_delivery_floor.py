@@ -15,7 +15,7 @@ same open-loop rate (``--rate``) for the same window (``--seconds``, after a ``-
    topic) sending encoded ``DeliveryTask`` records with the ingress's traceparent header, one send_and_wait
    per request, concurrently as requests come, on uvloop as the ingress runs; CPU of the producer per record.
 4. kafka consume: an AIOKafkaConsumer configured as Faust configures the worker's (the settings of
-   streams/app.py, the adaptive fetch wait of streams/fetch_wait.py) reading those records as they arrive
+   streams/app.py, the adaptive fetch wait of sinks/embedded_broker/fetch_wait.py) reading those records as they arrive
    and committing as Faust does (every ``broker_commit_every`` records or ``broker_commit_interval``); CPU
    per record. Faust's own machinery (its consumer thread, streams and acks) is left out.
 5. broker: the embedded broker, started as svc/broker.py starts it, with the delivery topic created by
@@ -256,7 +256,7 @@ async def produce_records(args: argparse.Namespace) -> dict[str, Any]:
 @dataclass(frozen=True)
 class ConsumerShape:
     options: dict[str, Any]
-    fetch_wait: Any  # streams.fetch_wait.FetchWait
+    fetch_wait: Any  # sinks.embedded_broker.fetch_wait.FetchWait
     commit_every: int
     commit_interval: float
 
@@ -301,7 +301,7 @@ async def consume_records(args: argparse.Namespace) -> dict[str, Any]:
     from aiokafka import AIOKafkaConsumer
 
     from schemas.topics import WEBHOOK_DELIVERIES
-    from streams.fetch_wait import adapt
+    from sinks.embedded_broker.fetch_wait import adapt
     from svc import patches
 
     settings = floor_settings(args.bootstrap, Path(args.data_dir))
@@ -521,7 +521,7 @@ def measure_call(args: argparse.Namespace, tmp: Path) -> list[Part]:
 def measure_kafka(args: argparse.Namespace, tmp: Path) -> list[Part]:
     from schemas.topics import WEBHOOK_DELIVERIES
     from sinks.kafka import ensure_topics
-    from svc import broker
+    from sinks.embedded_broker import process as broker
     from svc.children import stop_together
 
     port = free_port()

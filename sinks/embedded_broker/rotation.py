@@ -26,7 +26,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from aiokafka import AIOKafkaProducer, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import KafkaError
 
@@ -135,26 +135,35 @@ def committed_past(committed: Mapping[TopicPartition, int], markers: Mapping[Top
 async def wait_committed_past(
     settings: Settings, markers: Mapping[TopicPartition, int], timeout_seconds: float
 ) -> bool:
-    admin = AIOKafkaAdminClient(
-        bootstrap_servers=settings.kafka_bootstrap, request_timeout_ms=int(_REQUEST_SECONDS * 1000)
+    """Whether the workers' group committed past every marker within ``timeout_seconds``. Read through a
+    consumer of the group that never subscribes, so it never joins: the embedded broker does not answer the
+    admin client's offset fetch."""
+    reader = AIOKafkaConsumer(
+        bootstrap_servers=settings.kafka_bootstrap,
+        group_id=group_id(settings),
+        enable_auto_commit=False,
+        request_timeout_ms=int(_REQUEST_SECONDS * 1000),
     )
-    await admin.start()
+    await reader.start()
     deadline = time.monotonic() + timeout_seconds
+    pending = dict(markers)
     try:
         while True:
-            try:
-                found = await admin.list_consumer_group_offsets(group_id(settings))
-            except KafkaError as exc:
-                log.info("embedded broker renewal: offsets not read", extra={"error": type(exc).__name__})
-                found = {}
-            committed = {tp: meta.offset for tp, meta in found.items()}
-            if committed_past(committed, markers):
+            for tp in list(pending):
+                try:
+                    committed = await reader.committed(tp)
+                except KafkaError as exc:
+                    log.info("embedded broker renewal: offset not read", extra={"error": type(exc).__name__})
+                    break
+                if committed_past({tp: committed if committed is not None else -1}, {tp: pending[tp]}):
+                    del pending[tp]
+            if not pending:
                 return True
             if time.monotonic() >= deadline:
                 return False
             await asyncio.sleep(_POLL_SECONDS)
     finally:
-        await admin.close()
+        await reader.stop()
 
 
 def retired_topics(settings: Settings, existing: list[str], current: int) -> list[str]:

@@ -20,7 +20,7 @@ from ingress.auth_throttle import FAILURE_MIN_QUANTUM
 from schemas.settings import Settings
 from sinks.db import counters
 from sinks.kafka import ensure_topics
-from svc import broker
+from sinks.embedded_broker import process as broker
 from tests.fixtures.stack import Db, Ingress, migrated
 from tests.fixtures.windows import with_window_left
 

@@ -14,8 +14,8 @@ from aiokafka.record.default_records import DefaultRecordBatchBuilder
 from aiokafka.record.memory_records import MemoryRecords
 from aiokafka.structs import TopicPartition
 
-from streams import fetch_wait
-from streams.fetch_wait import LOADED_BYTES, FetchWait, adapt
+from sinks.embedded_broker import fetch_wait
+from sinks.embedded_broker.fetch_wait import LOADED_BYTES, FetchWait, adapt
 
 
 class Clock:

@@ -10,7 +10,7 @@ import pytest
 from sinks.duckdb_engine import connect
 from sinks.iceberg import catalog as iceberg
 from sinks.kafka import ensure_topics
-from svc import broker
+from sinks.embedded_broker import process as broker
 from tests.fixtures.stack import Ingress, make_settings, migrated
 from tests.fixtures.tables import ORDERS
 from tests.fixtures.worker import Worker

@@ -23,7 +23,7 @@ from sinks.broker_absence import BrokerAbsence, BrokerAbsenceNotice
 from sinks.db.models import WebhookExecution
 from sinks.kafka import ensure_topics
 from streams.deliveries import DeliveryRuntime
-from svc import broker
+from sinks.embedded_broker import process as broker
 from tests.fixtures.broker import reading
 from tests.fixtures.stack import Db, Ingress, make_settings, migrated
 from tests.integration.webhooks.test_trigger_db_failure import fire, make_webhook
