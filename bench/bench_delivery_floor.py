@@ -15,12 +15,13 @@ same open-loop rate (``--rate``) for the same window (``--seconds``, after a ``-
    topic) sending encoded ``DeliveryTask`` records with the ingress's traceparent header, one send_and_wait
    per request, concurrently as requests come, on uvloop as the ingress runs; CPU of the producer per record.
 4. kafka consume: an AIOKafkaConsumer configured as Faust configures the worker's (the settings of
-   streams/app.py, the adaptive fetch wait of sinks/embedded_broker/fetch_wait.py) reading those records as they arrive
-   and committing as Faust does (every ``broker_commit_every`` records or ``broker_commit_interval``); CPU
-   per record. Faust's own machinery (its consumer thread, streams and acks) is left out.
-5. broker: the embedded broker, started as svc/broker.py starts it, with the delivery topic created by
-   sinks/kafka.py's ``ensure_topics`` (the service's partitions, or ``--partitions``); CPU per record over
-   the produce window.
+   streams/app.py, the adaptive fetch wait of sinks/embedded_broker/fetch_wait.py) reading those records as
+   they arrive and committing as Faust does (every ``broker_commit_every`` records or
+   ``broker_commit_interval``); CPU per record. Faust's own machinery (its consumer thread, streams and
+   acks) is left out.
+5. broker: the embedded broker, started as sinks/embedded_broker/process.py starts it, with the delivery
+   topic created by sinks/kafka.py's ``ensure_topics`` (the service's partitions, or ``--partitions``); CPU
+   per record over the produce window.
 
 The processes that drive a part read their own CPU at the window's edges; the others (servers, broker,
 consumer) are read by a sampler over the window the driver timed. All from /proc, in 10 ms ticks. The floor
@@ -520,8 +521,8 @@ def measure_call(args: argparse.Namespace, tmp: Path) -> list[Part]:
 
 def measure_kafka(args: argparse.Namespace, tmp: Path) -> list[Part]:
     from schemas.topics import WEBHOOK_DELIVERIES
-    from sinks.kafka import ensure_topics
     from sinks.embedded_broker import process as broker
+    from sinks.kafka_admin import ensure_topics
     from svc.children import stop_together
 
     port = free_port()

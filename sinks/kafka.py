@@ -1,4 +1,4 @@
-"""Kafka adapters: the one producer per process, topic creation and a reachability probe.
+"""The one Kafka producer per process (topic creation and the reachability probe: sinks/kafka_admin.py).
 
 The producer is the one place that knows about the embedded broker's renewal: it reads the topic generation
 to write to (and whether the broker is away) from ``sinks/embedded_broker/generations.py`` at each send, so
@@ -8,19 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import ClassVar
 
 from aiokafka import AIOKafkaProducer
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import KafkaError, TopicAlreadyExistsError, UnknownError, UnknownTopicOrPartitionError
+from aiokafka.errors import KafkaError, UnknownError, UnknownTopicOrPartitionError
 from aiokafka.structs import RecordMetadata
 
 from schemas.records import Record, encode
 from schemas.settings import Settings
-from schemas.topics import ALL_TOPICS
+from schemas.topics import ALL_TOPICS, generation_topic
 from sinks.embedded_broker.client import PACED_TOPICS, BatchPacer, StickyPartitioner
-from sinks.embedded_broker.generations import GenerationSignal, generation_topic
+from sinks.embedded_broker.generations import GenerationSignal
 from sinks.exceptions import BrokerAway, BrokerUnavailable
 
 log = logging.getLogger(__name__)
@@ -189,45 +188,3 @@ class Publisher:
                     "topic not known to the broker yet; sending again", extra={"error": type(exc).__name__}
                 )
                 await asyncio.sleep(_NOT_YET_RETRY_SECONDS)
-
-
-async def ensure_topics(
-    settings: Settings, names: Iterable[str] = ALL_TOPICS, *, generation: int = 0
-) -> list[str]:
-    """Create the prefixed topics (in ``generation``) that do not exist yet; returns the names created."""
-    wanted = {generation_topic(settings.topic(name), generation): name for name in names}
-    admin = AIOKafkaAdminClient(
-        bootstrap_servers=settings.kafka_bootstrap, client_id=f"{settings.worker_id}-admin"
-    )
-    await admin.start()
-    try:
-        existing = set(await admin.list_topics())
-        missing = [topic for topic in wanted if topic not in existing]
-        if missing:
-            topics = [
-                NewTopic(
-                    topic,
-                    num_partitions=settings.partitions(wanted[topic]),
-                    replication_factor=settings.topic_replication,
-                )
-                for topic in missing
-            ]
-            try:
-                await admin.create_topics(topics)
-            except TopicAlreadyExistsError:
-                log.info("topics created concurrently", extra={"topics": missing})
-        return missing
-    finally:
-        await admin.close()
-
-
-async def broker_reachable(bootstrap: str, timeout_seconds: float = 2.0) -> bool:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=int(timeout_seconds * 1000))
-    try:
-        await asyncio.wait_for(admin.start(), timeout=timeout_seconds)
-        await asyncio.wait_for(admin.list_topics(), timeout=timeout_seconds)
-        return True
-    except (KafkaError, TimeoutError, OSError):
-        return False
-    finally:
-        await admin.close()

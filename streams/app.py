@@ -8,9 +8,8 @@ import faust
 
 from schemas.settings import Settings
 from schemas.topics import ANALYTICS_JOBS
-from sinks.embedded_broker.consumer_topics import follow_generations, topic_names
+from sinks.embedded_broker.consumer_topics import follow_generations, signal_of, topic_names
 from sinks.embedded_broker.fetch_wait import FetchWait
-from sinks.embedded_broker.generations import GenerationSignal
 
 Area = Callable[[faust.App, Settings], None]
 
@@ -52,7 +51,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = (), app_id: str | 
         quiet_after_seconds=settings.kafka_fetch_quiet_after_seconds,
         interactive=frozenset({settings.topic(ANALYTICS_JOBS)}),
     )
-    signal = GenerationSignal.open(settings.embedded_broker_signal_file)
+    signal = signal_of(settings)
     app.svc_generations = signal  # type: ignore[attr-defined]
     for register in areas:
         register(app, settings)
@@ -63,7 +62,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = (), app_id: str | 
 
 def raw_topic(app: faust.App, settings: Settings, name: str) -> faust.TopicT:
     """A topic of envelopes: raw bytes on the wire, parsed by the agent into ``Envelope``."""
-    signal: GenerationSignal = getattr(app, "svc_generations", None) or GenerationSignal.fixed()
+    signal = getattr(app, "svc_generations", None) or signal_of(settings)
     return app.topic(
         *topic_names(settings, name, signal),
         partitions=settings.partitions(name),

@@ -32,7 +32,7 @@ from sinks.embedded_broker import process as broker
 from sinks.embedded_broker.generations import GenerationNotice, Generations
 from sinks.embedded_broker.rotation import RenewalAborted, RenewalTimes, renew
 from sinks.embedded_broker.watch import BrokerWatch
-from sinks.kafka import ensure_topics
+from sinks.kafka_admin import ensure_topics
 from sinks.objectstore import BucketUnavailable, ensure_buckets
 from svc import children, database, shape
 from svc.restarts import RestartPolicy, exit_description

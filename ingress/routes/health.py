@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from ingress.deps import Svc
 from ingress.errors import DATABASE_RETRY_AFTER_SECONDS
 from sinks.db.engine import ping
-from sinks.kafka import broker_reachable
+from sinks.kafka_admin import broker_reachable
 
 router = APIRouter(tags=["operations"])
 

@@ -15,8 +15,8 @@ from typing import Any
 import faust
 
 from schemas.settings import Settings
-from schemas.topics import ALL_TOPICS
-from sinks.embedded_broker.generations import GenerationSignal, generation_topic
+from schemas.topics import ALL_TOPICS, generation_topic
+from sinks.embedded_broker.generations import GenerationSignal
 
 log = logging.getLogger(__name__)
 # How often a worker looks at the signal: a new generation is read this much later at most, plus the
@@ -25,6 +25,11 @@ FOLLOW_SECONDS = 0.25
 # The conductor waits this long after a change before it subscribes again (Faust's own: 45 s), so changes
 # in quick succession make one rebalance.
 RESUBSCRIBE_SECONDS = 0.5
+
+
+def signal_of(settings: Settings) -> GenerationSignal:
+    """The signal ``svc up`` names to its workers; generation 0 for ever without one."""
+    return GenerationSignal.open(settings.embedded_broker_signal_file)
 
 
 def topic_names(settings: Settings, name: str, signal: GenerationSignal) -> list[str]:

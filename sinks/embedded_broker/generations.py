@@ -47,11 +47,6 @@ class Generations:
 FIRST = Generations()
 
 
-def generation_topic(topic: str, generation: int) -> str:
-    """The name of ``topic`` (in full, prefix included) in ``generation``."""
-    return topic if generation == 0 else f"{topic}.g{generation}"
-
-
 class GenerationSignal:
     """The reading side: :meth:`current` copies the shared map's few bytes."""
 

@@ -17,9 +17,8 @@ from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import KafkaError
 
 from schemas.settings import Settings
-from schemas.topics import ALL_TOPICS
-from sinks.embedded_broker.generations import generation_topic
-from sinks.kafka import broker_reachable, ensure_topics
+from schemas.topics import ALL_TOPICS, generation_topic
+from sinks.kafka_admin import broker_reachable, ensure_topics
 
 log = logging.getLogger(__name__)
 

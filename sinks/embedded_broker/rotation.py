@@ -32,10 +32,10 @@ from aiokafka.errors import KafkaError
 
 from schemas.records import generation_marker
 from schemas.settings import Settings
-from schemas.topics import ALL_TOPICS, SCHEDULED_DEAD_LETTER, WEBHOOK_RESULTS
-from sinks.embedded_broker.generations import GenerationNotice, Generations, generation_topic
+from schemas.topics import ALL_TOPICS, SCHEDULED_DEAD_LETTER, WEBHOOK_RESULTS, generation_topic
+from sinks.embedded_broker.generations import GenerationNotice, Generations
 from sinks.embedded_broker.watch import READ_TOPICS
-from sinks.kafka import ensure_topics
+from sinks.kafka_admin import ensure_topics
 
 log = logging.getLogger(__name__)
 # Read by consumers outside svc: deleted one renewal after the workers' topics of the same generation.

@@ -19,8 +19,8 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaError
 
 from schemas.settings import Settings
-from schemas.topics import ANALYTICS_JOBS, SCHEDULE_TICKS, TABLE_APPENDS, WEBHOOK_DELIVERIES
-from sinks.embedded_broker.generations import GenerationNotice, generation_topic
+from schemas.topics import ANALYTICS_JOBS, SCHEDULE_TICKS, TABLE_APPENDS, WEBHOOK_DELIVERIES, generation_topic
+from sinks.embedded_broker.generations import GenerationNotice
 from sinks.embedded_broker.renewal_limits import RenewalLimits, may_renew, renewal_reason
 
 log = logging.getLogger(__name__)

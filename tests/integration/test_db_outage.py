@@ -28,7 +28,7 @@ from schemas.settings import Settings
 from sinks.db import deliveries, delivery_attempts, resources, webhooks
 from sinks.db.deliveries import Delivery
 from sinks.db.models import WebhookExecution
-from sinks.kafka import ensure_topics
+from sinks.kafka_admin import ensure_topics
 from streams.deliveries import DeliveryRuntime, now
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.stack import Db, Ingress, ServedIngress, make_settings, migrated

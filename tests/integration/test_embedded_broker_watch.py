@@ -14,11 +14,11 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from schemas.settings import Settings
-from schemas.topics import TABLE_APPENDS, WEBHOOK_DELIVERIES, WEBHOOK_RESULTS
+from schemas.topics import TABLE_APPENDS, WEBHOOK_DELIVERIES, WEBHOOK_RESULTS, generation_topic
 from sinks.embedded_broker import process as broker
-from sinks.embedded_broker.generations import GenerationNotice, Generations, generation_topic
+from sinks.embedded_broker.generations import GenerationNotice, Generations
 from sinks.embedded_broker.watch import BrokerWatch
-from sinks.kafka import ensure_topics
+from sinks.kafka_admin import ensure_topics
 from tests.fixtures.stack import make_settings
 
 pytestmark = pytest.mark.integration

@@ -1,6 +1,7 @@
-"""A worker's consumer stops at once while its adaptive fetch wait holds a fetch (sinks/embedded_broker/fetch_wait.py),
-on a real broker: aiokafka's ``Fetcher.close`` cancels the held fetch and awaits it, and a cancellation
-escaping it would abort the stop (the worker then hung until it was killed)."""
+"""A worker's consumer stops at once while its adaptive fetch wait holds a fetch
+(sinks/embedded_broker/fetch_wait.py), on a real broker: aiokafka's ``Fetcher.close`` cancels the held fetch
+and awaits it, and a cancellation escaping it would abort the stop (the worker then hung until it was
+killed)."""
 
 from __future__ import annotations
 

@@ -10,13 +10,9 @@ import pytest
 
 from schemas.deliveries import DeliveryTask
 from schemas.settings import Settings
+from schemas.topics import generation_topic
 from sinks.embedded_broker.consumer_topics import retarget, topic_names
-from sinks.embedded_broker.generations import (
-    GenerationNotice,
-    Generations,
-    GenerationSignal,
-    generation_topic,
-)
+from sinks.embedded_broker.generations import GenerationNotice, Generations, GenerationSignal
 from sinks.exceptions import BrokerAway
 from sinks.kafka import Publisher
 

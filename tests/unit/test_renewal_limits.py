@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from sinks.embedded_broker.renewal_limits import RenewalLimits, may_renew, renewal_reason
 from schemas.settings import Settings
+from sinks.embedded_broker.renewal_limits import RenewalLimits, may_renew, renewal_reason
 
 pytestmark = pytest.mark.unit
 

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from schemas.settings import Settings
 from schemas.webhooks import ExecutionStatus
 from sinks.db.models import WebhookExecution
-from sinks.kafka import ensure_topics
+from sinks.kafka_admin import ensure_topics
 from streams.deliveries import LOST_PAGE, DeliveryRuntime
 from tests.fixtures.stack import Db
 from tests.integration.webhooks.test_delivery_leases import queued
