@@ -7,12 +7,14 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from aiokafka import TopicPartition
 
 from schemas.deliveries import DeliveryTask
 from schemas.settings import Settings
 from schemas.topics import generation_topic
 from sinks.embedded_broker.consumer_topics import retarget, topic_names
 from sinks.embedded_broker.generations import GenerationNotice, Generations, GenerationSignal
+from sinks.embedded_broker.rotation import committed_past, retired_topics
 from sinks.exceptions import BrokerAway
 from sinks.kafka import Publisher
 
@@ -111,3 +113,30 @@ def test_the_workers_channels_follow_the_generations_read(tmp_path: Path) -> Non
     assert retarget([deliveries], settings, range(1, 2))
     assert deliveries.topics == ["svc.webhook.deliveries.g1"] and handler_topic.topics == ["orders"]
     notice.close()
+
+
+def test_a_renewal_retires_older_generations_and_keeps_the_outside_topics_one_longer() -> None:
+    settings = Settings()
+    existing = [
+        "svc.webhook.deliveries",
+        "svc.webhook.deliveries.g1",
+        "svc.webhook.deliveries.g2",
+        "svc.webhook.results",
+        "svc.webhook.results.g1",
+        "svc.webhook.results.g2",
+        "svc.scheduled.dead-letter.g1",
+        "orders",  # a topic users name
+        "orders.g1",
+    ]
+    assert retired_topics(settings, existing, 2) == [
+        "svc.webhook.deliveries",
+        "svc.webhook.deliveries.g1",
+        "svc.webhook.results",
+    ]
+
+
+def test_the_old_generation_is_drained_once_every_marker_is_committed_past() -> None:
+    markers = {TopicPartition("t", 0): 10, TopicPartition("t", 1): 0}
+    assert committed_past({TopicPartition("t", 0): 11, TopicPartition("t", 1): 1}, markers)
+    assert not committed_past({TopicPartition("t", 0): 10, TopicPartition("t", 1): 1}, markers)
+    assert not committed_past({TopicPartition("t", 0): 11}, markers)  # nothing committed there yet
