@@ -200,7 +200,7 @@ class DeliveryRuntime(HandlerRuntime):
     ) -> None:
         """Hand over what ``take`` marks dispatched, page after page while pages come back full: after a fresh
         embedded broker everything queued before it is due at once, and what the ingress accepted while the
-        broker was away (sinks/broker_absence.py) waits for the sweep, thousands at high rates."""
+        broker was away (restarting after a crash) waits for the reconciler, thousands at high rates."""
         for _page in range(LOST_PAGES):
             tasks = await self.committer.run(take)
             if tasks and lost:

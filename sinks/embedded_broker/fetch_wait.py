@@ -12,6 +12,7 @@ loaded, and keep it busy only while no query runs, so the polls do not compete w
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -98,6 +99,14 @@ _get_actions_per_node = Fetcher._get_actions_per_node
 _create_worker_consumer = faust_aiokafka.AIOKafkaConsumerThread._create_worker_consumer
 
 
+_GENERATION = re.compile(r"\.g[0-9]+$")
+
+
+def is_interactive(topic: str, interactive: frozenset[str]) -> bool:
+    """Whether ``topic`` is one of ``interactive`` in any topic generation (rotation.py renames them)."""
+    return topic in interactive or _GENERATION.sub("", topic) in interactive
+
+
 def _buffered(fetcher: Any, before: set[Any], interactive: frozenset[str] = frozenset()) -> tuple[bool, int]:
     """Whether the last fetch buffered records of ``interactive`` topics only, and the bytes of the others:
     the partitions it added to the fetcher's buffer (a partition whose earlier records are still buffered
@@ -105,10 +114,10 @@ def _buffered(fetcher: Any, before: set[Any], interactive: frozenset[str] = froz
     added = [(tp, result) for tp, result in list(fetcher._records.items()) if tp not in before]
     total = 0
     for tp, result in added:
-        if tp.topic not in interactive:
+        if not is_interactive(tp.topic, interactive):
             records = getattr(getattr(result, "_partition_records", None), "_records", None)
             total += records.size_in_bytes() if records is not None else 0
-    return bool(added) and all(tp.topic in interactive for tp, _ in added), total
+    return bool(added) and all(is_interactive(tp.topic, interactive) for tp, _ in added), total
 
 
 async def proc_fetch_request_noting_records(self: Any, assignment: Any, node_id: Any, request: Any) -> Any:

@@ -1,6 +1,6 @@
-"""After the embedded broker starts afresh, the deliveries queued before it were in the old broker only: the
-first reconcile round of a worker told when it started publishes every one of them again, however many,
-without waiting for the queued grace. A real database and broker."""
+"""After the embedded broker restarts after a crash, the deliveries queued before it were in the old broker
+only: the first reconcile round of a worker told when it started publishes every one of them again, however
+many, without waiting for the queued grace. A real database and broker."""
 
 from __future__ import annotations
 
