@@ -1,4 +1,4 @@
-"""The embedded broker's fetch as its partitions grow: why ``svc up`` starts it afresh (svc/broker_watch.py).
+"""The embedded broker's fetch as its partitions grow: why ``svc up`` renews it (sinks/embedded_broker/).
 
 One embedded broker (the binary ``svc up`` runs), one topic of one partition. In steps, single-record
 batches (one ``send_and_wait`` each, as a stream of lone deliveries leaves) of ``--record-bytes`` are
@@ -127,7 +127,7 @@ def main() -> int:
     args = parser.parse_args()
     # This process imports the checkout it runs from.
     sys.path.insert(0, str(REPO))
-    from svc import broker
+    from sinks.embedded_broker import process as broker
 
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="bench-broker-") as scratch:

@@ -6,21 +6,20 @@ stack can leave out, each in a process of its own, with the libraries and settin
 same open-loop rate (``--rate``) for the same window (``--seconds``, after a ``--warmup`` not counted):
 
 1. bare: bench_webhook_load's bare endpoint (FastAPI under uvicorn, as it serves it), driven by its load
-   generator with the client it would choose; CPU of the server per request. The baseline.
-2. handler call: sinks/handlers.py's ``HandlerInvoker`` (its one aiohttp session, connector and timeout)
-   posting a delivery's request (core/webhooks/handler_request.py: ids and three variables) with its
-   traceparent to bench_webhook_load's recording handler, on uvloop as the worker runs; CPU of the calling
-   process per call. The handler's own CPU is shown apart, not in the floor.
-3. kafka produce: sinks/kafka.py's ``Publisher`` (acks=all, no linger, sticky partitioner, paced delivery
-   topic) sending encoded ``DeliveryTask`` records with the ingress's traceparent header, one send_and_wait
-   per request, concurrently as requests come, on uvloop as the ingress runs; CPU of the producer per record.
-4. kafka consume: an AIOKafkaConsumer configured as Faust configures the worker's (the settings of
-   streams/app.py, the adaptive fetch wait of streams/fetch_wait.py) reading those records as they arrive
-   and committing as Faust does (every ``broker_commit_every`` records or ``broker_commit_interval``); CPU
-   per record. Faust's own machinery (its consumer thread, streams and acks) is left out.
-5. broker: the embedded broker, started as svc/broker.py starts it, with the delivery topic created by
-   sinks/kafka.py's ``ensure_topics`` (the service's partitions, or ``--partitions``); CPU per record over
-   the produce window.
+   generator with the client it would choose; CPU of the server per request. The baseline. 2. handler call:
+   sinks/handlers.py's ``HandlerInvoker`` (its one aiohttp session, connector and timeout) posting a
+   delivery's request (core/webhooks/handler_request.py: ids and three variables) with its traceparent to
+   bench_webhook_load's recording handler, on uvloop as the worker runs; CPU of the calling process per call.
+   The handler's own CPU is shown apart, not in the floor. 3. kafka produce: sinks/kafka.py's ``Publisher``
+   (acks=all, no linger, sticky partitioner, paced delivery topic) sending encoded ``DeliveryTask`` records
+   with the ingress's traceparent header, one send_and_wait per request, concurrently as requests come, on
+   uvloop as the ingress runs; CPU of the producer per record. 4. kafka consume: an AIOKafkaConsumer
+   configured as Faust configures the worker's (the settings of streams/app.py, the adaptive fetch wait of
+   sinks/embedded_broker/fetch_wait.py) reading those records as they arrive and committing as Faust does
+   (every ``broker_commit_every`` records or ``broker_commit_interval``); CPU per record. Faust's own
+   machinery (its consumer thread, streams and acks) is left out. 5. broker: the embedded broker, started as
+   sinks/embedded_broker/process.py starts it, with the delivery topic created by sinks/kafka.py's
+   ``ensure_topics`` (the service's partitions, or ``--partitions``); CPU per record over the produce window.
 
 The processes that drive a part read their own CPU at the window's edges; the others (servers, broker,
 consumer) are read by a sampler over the window the driver timed. All from /proc, in 10 ms ticks. The floor
@@ -256,7 +255,7 @@ async def produce_records(args: argparse.Namespace) -> dict[str, Any]:
 @dataclass(frozen=True)
 class ConsumerShape:
     options: dict[str, Any]
-    fetch_wait: Any  # streams.fetch_wait.FetchWait
+    fetch_wait: Any  # sinks.embedded_broker.fetch_wait.FetchWait
     commit_every: int
     commit_interval: float
 
@@ -301,7 +300,7 @@ async def consume_records(args: argparse.Namespace) -> dict[str, Any]:
     from aiokafka import AIOKafkaConsumer
 
     from schemas.topics import WEBHOOK_DELIVERIES
-    from streams.fetch_wait import adapt
+    from sinks.embedded_broker.fetch_wait import adapt
     from svc import patches
 
     settings = floor_settings(args.bootstrap, Path(args.data_dir))
@@ -520,8 +519,8 @@ def measure_call(args: argparse.Namespace, tmp: Path) -> list[Part]:
 
 def measure_kafka(args: argparse.Namespace, tmp: Path) -> list[Part]:
     from schemas.topics import WEBHOOK_DELIVERIES
-    from sinks.kafka import ensure_topics
-    from svc import broker
+    from sinks.embedded_broker import process as broker
+    from sinks.kafka_admin import ensure_topics
     from svc.children import stop_together
 
     port = free_port()

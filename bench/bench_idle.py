@@ -2,12 +2,12 @@
 
 The real stack runs as ``svc up`` (SQLite, embedded broker) with nothing to do: no company, no webhook, no
 schedule. Once it has settled (``--settle``; the consumers' fetch wait lengthens after ten quiet seconds,
-streams/fetch_wait.py), each process's CPU time (user + system, from /proc) is read over ``--seconds`` and
-printed as a share of one core, with PASS or FAIL against the target. The stack is measured on its defaults
-and once more with the settings the test suite gives its stacks, which runs dozens of idle workers.
-``--threads`` also splits each process's CPU by thread (the worker's event loop, its group committers).
-The machine's load average is printed with each measurement: on a shared machine a run under load reads
-high, so repeat it then. Figures are printed, never asserted.
+sinks/embedded_broker/fetch_wait.py), each process's CPU time (user + system, from /proc) is read over
+``--seconds`` and printed as a share of one core, with PASS or FAIL against the target. The stack is measured
+on its defaults and once more with the settings the test suite gives its stacks, which runs dozens of idle
+workers. ``--threads`` also splits each process's CPU by thread (the worker's event loop, its group
+committers). The machine's load average is printed with each measurement: on a shared machine a run under load
+reads high, so repeat it then. Figures are printed, never asserted.
 """
 
 from __future__ import annotations

@@ -30,9 +30,15 @@ replay (all of it, and the part while /replay calls ran) within 1.5x of the base
 never asserted; the exit status is 1 only when the stack fails. On 2 shared cores every figure moves with
 the machine's load average, which is printed.
 
+The embedded broker's renewal: ``--renew-records`` gives the stack a record limit low enough that the broker
+renews (rotates its topic generations) several times during the run; ``--timeline`` then also prints the live
+p99 across the renewals (from "renewing the embedded broker" to "embedded broker renewed" in the stack's log)
+against between them, over the whole live stream, as ``RESULT renewal_p99_ratio=...`` (target 1.5).
+
     .venv/bin/python bench/bench_replay.py --count 2000 --seconds 10       # a few minutes
     .venv/bin/python bench/bench_replay.py                                 # 100,000 at 50/s: about 40 min
     .venv/bin/python bench/bench_replay.py --rate 200                      # 100,000 at 200/s
+    .venv/bin/python bench/bench_replay.py --count 20000 --rate 100 --timeline --renew-records 300
 """
 
 from __future__ import annotations
@@ -288,6 +294,8 @@ class Outcome:
     cpu: list[tuple[float, dict[str, float]]] = field(default_factory=list)
     # The ingress's trigger histogram when alone begins, the replay begins and the replay is over.
     server: list[dict[str, float]] = field(default_factory=list)
+    # The embedded broker's renewals, (began, ended) in wall time, from the stack's log.
+    renewals: list[tuple[float, float]] = field(default_factory=list)
 
 
 def sleep_until(wall: float) -> None:
@@ -329,12 +337,66 @@ def follow_replay(
         time.sleep(1.0)
 
 
+def renewal_env(args: argparse.Namespace) -> dict[str, str]:
+    """Thresholds that make the embedded broker renew during the run (``--renew-records``), and the log
+    level that shows each renewal's end."""
+    if not args.renew_records:
+        return {}
+    return {
+        "SVC_EMBEDDED_BROKER_RENEW_RECORDS": str(args.renew_records),
+        "SVC_EMBEDDED_BROKER_RENEW_MIN_SECONDS": str(args.renew_min_seconds),
+        "SVC_EMBEDDED_BROKER_CHECK_SECONDS": "1",
+        "SVC_LOG_LEVEL": "INFO",
+    }
+
+
+def _wall(entry: dict[str, Any]) -> float:
+    return datetime.fromisoformat(str(entry["ts"]).replace("Z", "+00:00")).timestamp()
+
+
+def renewals_in(log_path: Path) -> list[tuple[float, float]]:
+    """Each renewal of the stack's log as (began, ended) wall times: from "renewing the embedded broker" to
+    the next "embedded broker renewed" or "... stopped"."""
+    spans: list[tuple[float, float]] = []
+    began: float | None = None
+    for line in log_path.read_text(errors="replace").splitlines():
+        if not line.startswith("{"):
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        message = entry.get("msg")
+        if message == "renewing the embedded broker":
+            began = _wall(entry)
+        elif message in ("embedded broker renewed", "embedded broker renewal stopped") and began is not None:
+            spans.append((began, _wall(entry)))
+            began = None
+    return spans
+
+
+def renewal_p99s(outcome: Outcome) -> tuple[Percentiles | None, Percentiles | None, int, int]:
+    """Live p99 across renewals and between them, over the whole live stream, with the answer counts."""
+    across: list[float] = []
+    between: list[float] = []
+    for wall, latency, _status in latency_at(outcome.runs[0]):
+        inside = any(began <= wall <= ended for began, ended in outcome.renewals)
+        (across if inside else between).append(latency)
+    return (
+        percentiles(across) if len(across) >= 2 else None,
+        percentiles(between) if len(between) >= 2 else None,
+        len(across),
+        len(between),
+    )
+
+
 def measure(args: argparse.Namespace, tmp: Path) -> Outcome:
     outcome = Outcome(count=args.count)
     env = {
         "SVC_WEBHOOK_RATE_LIMIT_PER_MINUTE": str(10**9),
         "SVC_WEBHOOK_RATE_LIMIT_PER_DAY": str(10**12),
         "SVC_REPLAY_RATE_PER_SECOND": str(args.rate),
+        **renewal_env(args),
         **stack_settings(args.set),
     }
     with (
@@ -408,6 +470,7 @@ def measure(args: argparse.Namespace, tmp: Path) -> Outcome:
                 outcome.after.append((1, measured_from, measured_from + args.seconds))
         if stack.process.poll() is not None:
             raise RuntimeError(f"svc up exited with {stack.process.returncode} during the run")
+        outcome.renewals = renewals_in(stack.stderr_path)
         progress("stopping svc up")
     return outcome
 
@@ -593,6 +656,7 @@ def report(outcome: Outcome, args: argparse.Namespace, load: tuple[float, float]
         for line in timeline(outcome):
             print(line)
         print()
+        renewal_report(outcome)
     misses: list[str] = []
     drift = ratio(after.latency, before.latency)
     if drift is not None and not 1 / DRIFT_LIMIT <= drift <= DRIFT_LIMIT:
@@ -626,6 +690,23 @@ def report(outcome: Outcome, args: argparse.Namespace, load: tuple[float, float]
     )
 
 
+def renewal_report(outcome: Outcome) -> None:
+    """The live trigger's p99 while the embedded broker renews against between renewals, same stream."""
+    across, between, n_across, n_between = renewal_p99s(outcome)
+    lengths = ", ".join(f"{ended - began:.1f}" for began, ended in outcome.renewals)
+    print(f"embedded broker renewals     {len(outcome.renewals)} ({lengths or '-'} s)")
+    if across is None or between is None:
+        print("RESULT renewal_p99_ratio=n/a (no live answers across a renewal, or none between)")
+        return
+    value = across.p99 / between.p99 if between.p99 > 0 else float("inf")
+    print(
+        f"RESULT renewal_p99_ratio={value:.2f} across_p99_ms={across.p99:.2f} "
+        f"between_p99_ms={between.p99:.2f} renewals={len(outcome.renewals)} answers_across={n_across} "
+        f"answers_between={n_between} target<=1.5 {'PASS' if value <= TARGET_RATIO else 'FAIL'}"
+    )
+    print()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -651,7 +732,25 @@ def main() -> int:
         help="seconds between two /replay calls (0: back to back); with gaps, live traffic alternates "
         "between calls running and not, which compares the two in the same stretch of time",
     )
-    parser.add_argument("--timeline", action="store_true", help="print the live p99 per 5 s of the replay")
+    parser.add_argument(
+        "--timeline",
+        action="store_true",
+        help="print the live p99 per 5 s of the replay, and across the embedded broker's renewals against "
+        "between them (RESULT renewal_p99_ratio)",
+    )
+    parser.add_argument(
+        "--renew-records",
+        type=int,
+        default=0,
+        help="SVC_EMBEDDED_BROKER_RENEW_RECORDS for the stack, so renewals happen during the run (0: the "
+        "stack's default)",
+    )
+    parser.add_argument(
+        "--renew-min-seconds",
+        type=float,
+        default=20.0,
+        help="SVC_EMBEDDED_BROKER_RENEW_MIN_SECONDS with --renew-records",
+    )
     add_set_argument(parser)
     args = parser.parse_args()
     if args.count < 1 or args.rate <= 0 or args.live_rate <= 0 or args.seconds <= 0 or args.call_gap < 0:

@@ -1168,7 +1168,8 @@ def measure_svc(run: Run, rates: list[float], args: argparse.Namespace, tmp: Pat
                 processes = stack_processes(stack, handler_pid, postgres_url)
                 progress(f"webhook {webhook_id} delivers to the handler; processes {processes}")
                 # What the stack burns with no load (timers, consumer polling), to read the table against;
-                # measured once the first delivery's busy fetch wait (streams/fetch_wait.py) has lapsed.
+                # measured once the first delivery's busy fetch wait (sinks/embedded_broker/fetch_wait.py)
+                # has lapsed.
                 time.sleep(args.idle_settle)
                 idle_before = {name: process_cpu(pid) for name, pid in processes.items()}
                 time.sleep(args.idle_seconds)

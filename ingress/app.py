@@ -26,7 +26,6 @@ from ingress.webhooks.services import Services
 from ingress.webhooks.trigger_fast_path import TriggerFastPath
 from ingress.webhooks.trigger_targets import TriggerTargets
 from schemas.settings import Settings
-from sinks.broker_absence import BrokerAbsence
 from sinks.db.counters import SharedCounterStore
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.group_commit import GroupCommitter
@@ -56,7 +55,7 @@ def create_app(settings: Settings) -> FastAPI:
         )
         engine = make_engine(settings.resolved_database_url)
         sessions = make_sessions(engine)
-        publisher = Publisher(settings, absence=BrokerAbsence.open(settings.broker_absence_file))
+        publisher = Publisher(settings)
         await publisher.start()
         committer = GroupCommitter(sessions, name="ingress-commit", threads=settings.resolved_db_committers)
         committer.start()

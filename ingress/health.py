@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from ingress.deps import EngineDep, PublisherDep, SettingsDep
 from ingress.errors import DATABASE_RETRY_AFTER_SECONDS
 from sinks.db.engine import ping
-from sinks.kafka import broker_reachable
+from sinks.kafka_admin import broker_reachable
 
 router = APIRouter(tags=["operations"])
 
@@ -32,9 +32,9 @@ async def readyz(engine: EngineDep, publisher: PublisherDep, settings: SettingsD
             return False
 
     async def broker() -> str:
-        # While `svc up` starts its embedded broker again the ingress still accepts work: it is committed and
-        # the workers started on the new broker hand it over (sinks/broker_absence.py).
-        if publisher.absence.away():
+        # While `svc up` restarts its embedded broker the ingress still accepts work: it is committed and
+        # the workers started on the new broker hand it over (the producer knows; sinks/kafka.py).
+        if publisher.signal.away():
             return "restarting"
         return "ok" if await broker_reachable(settings.kafka_bootstrap or "") else "unreachable"
 

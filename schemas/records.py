@@ -33,6 +33,18 @@ class UnknownRecord(ValueError):
     """A record this process cannot read: another type, an unknown version, or a malformed payload."""
 
 
+class GenerationMarker(UnknownRecord):
+    """The embedded broker's renewal marker (sinks/embedded_broker/rotation.py): skipped silently."""
+
+
+# Sent once per partition of the old topic generation by a renewal: read, skipped and committed.
+GENERATION_MARKER_TYPE = "svc.generation.marker"
+
+
+def generation_marker(generation: int) -> bytes:
+    return Envelope(type=GENERATION_MARKER_TYPE, v=1, payload={"generation": generation}).to_bytes()
+
+
 class Record(WireModel):
     """A record's payload. ``TYPE`` and ``VERSION`` go in the envelope; ``TOPIC`` is the svc topic that
     carries it (None for records published to topics users name, such as ``kafka://`` handler endpoints)."""
@@ -168,6 +180,8 @@ def decode(raw: bytes | Envelope, expected: type[R]) -> R:
         envelope = raw if isinstance(raw, Envelope) else Envelope.from_bytes(raw)
     except ValueError as exc:
         raise UnknownRecord("not a record envelope") from exc
+    if envelope.type == GENERATION_MARKER_TYPE:
+        raise GenerationMarker("a topic generation's marker")
     if envelope.type != expected.TYPE:
         raise UnknownRecord(f"a {envelope.type!r} record where {expected.TYPE!r} records belong")
     payload, version = dict(envelope.payload), envelope.v

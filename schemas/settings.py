@@ -72,7 +72,7 @@ class Settings(BaseSettings):
     # How long the broker waits for a worker's heartbeat (one a second) before it gives the worker's
     # partitions to the others. The embedded broker also holds a new group's first join for half of it.
     kafka_session_timeout_seconds: float = Field(10.0, ge=3, le=300)
-    # While records keep arriving, fetches wait this long instead (streams/fetch_wait.py).
+    # While records keep arriving, fetches wait this long instead (sinks/embedded_broker/fetch_wait.py).
     kafka_fetch_busy_wait_ms: int = Field(2, ge=1, le=1500)
     kafka_fetch_busy_seconds: float = Field(2.0, ge=0, le=60)
     # After a fetch that brought a heavy stream's records, fetches wait this long (fewer, fuller fetches).
@@ -81,8 +81,8 @@ class Settings(BaseSettings):
     # 50 times a second, and the first record after the silence is seen up to that much later.
     kafka_fetch_quiet_wait_ms: int = Field(500, ge=1, le=1500)
     kafka_fetch_quiet_after_seconds: float = Field(10.0, ge=0, le=3600)
-    # Sends to the webhook delivery and result topics are at least this far apart (sinks/kafka.BatchPacer):
-    # a stream leaves in few, full batches; a lone record goes at once. 0 sends every record at once.
+    # Sends to the webhook delivery topic are at least this far apart (sinks/embedded_broker/client.py): a
+    # stream leaves in few, full batches; a lone record goes at once. 0 sends every record at once.
     kafka_batch_pace_ms: int = Field(5, ge=0, le=1000)
     warehouse: str | None = None
     secret_key: str = DEV_SECRET_KEY
@@ -114,19 +114,21 @@ class Settings(BaseSettings):
     # embedded broker's fetch cost grows with the batches stored in the partitions it reads (README).
     delivery_topic_partitions: int = Field(32, ge=1, le=1024)
     topic_replication: int = Field(1, ge=1, le=16)
-    # `svc up` starts the embedded broker afresh when a partition the workers read holds this many records or
-    # the broker this much memory, at most once per min_seconds, checked every check_seconds
-    # (core/broker_recycle.py says why); 0 turns a limit off.
-    embedded_broker_recycle_records: int = Field(2000, ge=0)
-    embedded_broker_recycle_mib: int = Field(2048, ge=0)
-    embedded_broker_recycle_min_seconds: float = Field(120.0, ge=0)
+    # The embedded broker's renewal (sinks/embedded_broker/): `svc up` moves every svc topic to a new
+    # generation when a partition the workers read holds renew_records records or the broker renew_mib of
+    # memory, at most once per renew_min_seconds, checked every check_seconds; 0 turns a limit off. The old
+    # generation is deleted once the workers have read it to its end, or after renew_drain_seconds at most.
+    embedded_broker_renew_records: int = Field(2000, ge=0)
+    embedded_broker_renew_mib: int = Field(2048, ge=0)
+    embedded_broker_renew_min_seconds: float = Field(120.0, ge=0)
+    embedded_broker_renew_drain_seconds: float = Field(60.0, gt=0, le=3600)
     embedded_broker_check_seconds: float = Field(10.0, gt=0, le=3600)
-    # Set by `svc up` on the workers it starts after the embedded broker started afresh: work still QUEUED
-    # from before that moment was in the old broker only, so the reconcilers publish it again at once.
+    # Set by `svc up` on the workers it starts after the embedded broker restarted after a crash: work still
+    # QUEUED from before that moment was in the old broker only, so the reconcilers publish it again at once.
     broker_started_at: datetime | None = None
-    # Set by `svc up` with the embedded broker: the one-byte file that says the broker is away
-    # (sinks/broker_absence.py); the ingress leaves what it accepts meanwhile to the workers.
-    broker_absence_file: Path | None = None
+    # Set by `svc up` with the embedded broker: the file of its topic generations and absence
+    # (sinks/embedded_broker/generations.py), read by every producer and worker.
+    embedded_broker_signal_file: Path | None = None
     worker_id: str = "svc-worker"
     worker_concurrency: int = Field(256, ge=1, le=4096)
     reconcile_interval_seconds: float = Field(5.0, gt=0)

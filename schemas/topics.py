@@ -20,3 +20,9 @@ ALL_TOPICS: Final[tuple[str, ...]] = (
     TABLE_APPENDS,
     SCHEDULED_DEAD_LETTER,
 )
+
+
+def generation_topic(topic: str, generation: int) -> str:
+    """The name of ``topic`` (in full, prefix included) in ``generation`` of the embedded broker's renewal
+    (sinks/embedded_broker/rotation.py): generation 0 keeps the plain name."""
+    return topic if generation == 0 else f"{topic}.g{generation}"

@@ -20,4 +20,5 @@ class BrokerUnavailable(SinkError):
 
 
 class BrokerAway(BrokerUnavailable):
-    """Not tried: ``svc up`` is starting the embedded broker again (sinks/broker_absence.py)."""
+    """Not tried: ``svc up`` is starting the embedded broker again after a crash
+    (sinks/embedded_broker/generations.py)."""

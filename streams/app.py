@@ -3,28 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import faust
-from faust.transport.drivers import aiokafka as faust_aiokafka
 
 from schemas.settings import Settings
 from schemas.topics import ANALYTICS_JOBS
-from streams.fetch_wait import FetchWait, adapt
+from sinks.embedded_broker.consumer_topics import follow_generations, signal_of, topic_names
+from sinks.embedded_broker.fetch_wait import FetchWait
 
 Area = Callable[[faust.App, Settings], None]
-# Faust's own method, kept before svc/patches.py replaces it with worker_consumer_with_fetch_wait.
-_create_worker_consumer = faust_aiokafka.AIOKafkaConsumerThread._create_worker_consumer
-
-
-def worker_consumer_with_fetch_wait(self: Any, transport: Any) -> Any:
-    """Faust's worker consumer with the adaptive fetch wait of our settings instead of its fixed 1.5 s
-    (``streams/fetch_wait.py``); installed by svc/patches.py when a worker starts."""
-    consumer = _create_worker_consumer(self, transport)
-    wait = getattr(self.app, "svc_fetch_wait", None)
-    if wait is not None:
-        adapt(consumer, wait)
-    return consumer
 
 
 def create_app(settings: Settings, *, areas: Sequence[Area] = (), app_id: str | None = None) -> faust.App:
@@ -64,15 +51,20 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = (), app_id: str | 
         quiet_after_seconds=settings.kafka_fetch_quiet_after_seconds,
         interactive=frozenset({settings.topic(ANALYTICS_JOBS)}),
     )
+    signal = signal_of(settings)
+    app.svc_generations = signal  # type: ignore[attr-defined]
     for register in areas:
         register(app, settings)
+    if settings.embedded_broker_signal_file is not None:
+        follow_generations(app, settings, signal)  # the agents follow the embedded broker's renewals
     return app
 
 
 def raw_topic(app: faust.App, settings: Settings, name: str) -> faust.TopicT:
     """A topic of envelopes: raw bytes on the wire, parsed by the agent into ``Envelope``."""
+    signal = getattr(app, "svc_generations", None) or signal_of(settings)
     return app.topic(
-        settings.topic(name),
+        *topic_names(settings, name, signal),
         partitions=settings.partitions(name),
         key_type=bytes,
         value_type=bytes,

@@ -1,9 +1,10 @@
 """Every change svc makes to third-party code, in one place, applied explicitly when a role starts.
 
-Each patch names the library version it was written against and what it replaces. ``apply`` refuses to patch
-a library whose version moved or whose attribute is gone (``PatchTargetMoved``), so an upgrade fails loudly at
-start-up and in tests/unit/test_patches.py instead of silently undoing a tuning. Importing this module changes
-nothing.
+The embedded broker's client patches (the adaptive fetch wait) live in ``sinks/embedded_broker/`` and are
+registered here like every other. Each patch names the library version it was written against and what it
+replaces. ``apply`` refuses to patch a library whose version moved or whose attribute is gone
+(``PatchTargetMoved``), so an upgrade fails loudly at start-up and in tests/unit/test_patches.py instead of
+silently undoing a tuning. Importing this module changes nothing.
 """
 
 from __future__ import annotations
@@ -58,13 +59,13 @@ class Patch:
 
 
 def _fetch_noting_records() -> Any:
-    from streams.fetch_wait import proc_fetch_request_noting_records
+    from sinks.embedded_broker.fetch_wait import proc_fetch_request_noting_records
 
     return proc_fetch_request_noting_records
 
 
 def _actions_with_current_wait() -> Any:
-    from streams.fetch_wait import get_actions_with_current_wait
+    from sinks.embedded_broker.fetch_wait import get_actions_with_current_wait
 
     return get_actions_with_current_wait
 
@@ -76,7 +77,7 @@ def _stream_take() -> Any:
 
 
 def _worker_consumer() -> Any:
-    from streams.app import worker_consumer_with_fetch_wait
+    from sinks.embedded_broker.fetch_wait import worker_consumer_with_fetch_wait
 
     return worker_consumer_with_fetch_wait
 
@@ -124,7 +125,7 @@ WORKER_PATCHES: tuple[Patch, ...] = (
         owner="Fetcher",
         attribute="_proc_fetch_request",
         replacement=_fetch_noting_records,
-        why="each fetch tells the worker's adaptive fetch wait (streams/fetch_wait.py) if records arrived",
+        why="each fetch tells the adaptive fetch wait (sinks/embedded_broker/fetch_wait.py) what it brought",
     ),
     Patch(
         name="fetch-uses-current-wait",

@@ -1,14 +1,13 @@
 """``svc up``: migrations, the embedded broker, topics, the workers and the ingress processes, supervised.
 
 A child that exits without being asked to (a crash, an OOM kill, a SIGKILL) is started again after an
-exponential backoff (svc/restarts.py) while the others keep serving. A restarted embedded broker starts
-empty (no topic, offset or consumer group survives it), so the workers are restarted after it (SIGTERM, then
-SIGKILL past the shutdown timeout): their consumers join the new broker from scratch, where a consumer that
-lost its group coordinator at the wrong moment could stay wedged without fetching, and the reconcilers
-re-publish the pending work. An embedded broker grown too long (svc/broker_watch.py) is started afresh the
-other way round (``Supervisor.renew_broker``): the workers stop first, then the broker, then both start again.
-SIGTERM or SIGINT stops everything in order: the ingress processes first, then the workers (they drain and
-commit), then the broker; exit 0."""
+exponential backoff (svc/restarts.py) while the others keep serving. An embedded broker started again after
+a crash is empty (no topic, offset or consumer group survives it), so the workers are restarted after it
+(SIGTERM, then SIGKILL past the shutdown timeout): their consumers join the new broker from scratch, where a
+consumer that lost its group coordinator at the wrong moment could stay wedged without fetching, and the
+reconcilers re-publish the pending work. An embedded broker grown too long is renewed without stopping
+anything (sinks/embedded_broker/rotation.py, run by the watch's thread). SIGTERM or SIGINT stops everything in
+order: the ingress processes first, then the workers (they drain and commit), then the broker; exit 0."""
 
 from __future__ import annotations
 
@@ -29,11 +28,13 @@ from types import FrameType
 from aiokafka.errors import KafkaError
 
 from schemas.settings import Settings
-from sinks.broker_absence import BrokerAbsenceNotice
-from sinks.kafka import ensure_topics
+from sinks.embedded_broker import process as broker
+from sinks.embedded_broker.generations import GenerationNotice, Generations
+from sinks.embedded_broker.rotation import RenewalAborted, RenewalTimes, renew
+from sinks.embedded_broker.watch import BrokerWatch
+from sinks.kafka_admin import ensure_topics
 from sinks.objectstore import BucketUnavailable, ensure_buckets
-from svc import broker, children, database, shape
-from svc.broker_watch import BrokerWatch
+from svc import children, database, shape
 from svc.restarts import RestartPolicy, exit_description
 
 log = logging.getLogger(__name__)
@@ -61,33 +62,34 @@ class Child:
     started: float = field(default_factory=time.monotonic)
     attempt: int = 0
     restart_at: float | None = None
-    # Asked to stop so that it starts again (``Supervisor.recycle``): SIGKILL from this time on.
-    recycle_kill_at: float | None = None
-    # Asked to stop and then wait, stopped, until released (``Supervisor.renew_broker``).
-    hold_when_stopped: bool = False
-    held: bool = False
+    # Asked to stop so that it starts again (``Supervisor.restart``): SIGKILL from this time on.
+    kill_at: float | None = None
 
 
 class Supervisor:
     def __init__(
-        self, stop: _Stop, policy: RestartPolicy | None = None, recycle_grace_seconds: float = 30.0
+        self, stop: _Stop, policy: RestartPolicy | None = None, restart_grace_seconds: float = 30.0
     ) -> None:
         self.stop = stop
         self.policy = policy or RestartPolicy()
-        self.recycle_grace_seconds = recycle_grace_seconds
+        self.restart_grace_seconds = restart_grace_seconds
         self.children: list[Child] = []
-        # Called on every turn of the loop (the embedded broker's watch, say).
-        self.ticks: list[Callable[[], None]] = []
-        # The environment the workers start with: a broker started afresh is noted in it, so the workers
-        # started after it publish again at once what was queued before (Settings.queued_grace_at).
+        # The environment the workers start with: a broker started again after a crash is noted in it, so the
+        # workers started after it publish again at once what was queued before (Settings.queued_grace_at).
         self.worker_env: dict[str, str] | None = None
-        self.renewing = False
-        # The embedded broker's absence as the ingress processes read it (sinks/broker_absence.py).
-        self.absence: BrokerAbsenceNotice | None = None
+        # The embedded broker's topic generations and absence as producers and workers read them
+        # (sinks/embedded_broker/generations.py).
+        self.generations: GenerationNotice | None = None
 
     def _broker_away(self, away: bool) -> None:
-        if self.absence is not None:
-            self.absence.set_away(away)
+        if self.generations is None:
+            return
+        if away:
+            # A renewal under way stops at its next step; the new broker has the producers' generation only.
+            produce = self.generations.current.produce
+            self.generations.set(Generations(produce, produce, produce, away=True))
+        else:
+            self.generations.set_away(False)
 
     def start(
         self,
@@ -111,64 +113,28 @@ class Supervisor:
                 self._tend(child)
                 if self.stop.requested:
                     break
-            for tick in self.ticks:
-                tick()
-            self._renew_step()
             time.sleep(_POLL_SECONDS)
         log.info("stopping", extra={"signal": self.stop.signal_name})
         return 0
 
-    def recycle(self, role: str) -> None:
-        """Stop every running child of ``role`` gracefully so that it starts again at once (no backoff), or,
-        marked ``hold_when_stopped``, once released."""
-        deadline = time.monotonic() + self.recycle_grace_seconds
+    def restart(self, role: str) -> None:
+        """Stop every running child of ``role`` gracefully so that it starts again at once (no backoff)."""
+        deadline = time.monotonic() + self.restart_grace_seconds
         for child in self.of_role(role):
-            if child.restart_at is None and child.recycle_kill_at is None and child.process.poll() is None:
+            if child.restart_at is None and child.kill_at is None and child.process.poll() is None:
                 child.process.send_signal(signal.SIGTERM)
-                child.recycle_kill_at = deadline
+                child.kill_at = deadline
                 log.warning("restarting a child", extra={"child": child.name, "pid": child.process.pid})
-
-    def renew_broker(self) -> None:
-        """Start the embedded broker afresh on purpose, the workers first: they stop (draining, committing to
-        the old broker), then the broker is killed and started again, then the workers start on the new one.
-        A worker of the old broker still running when the new one starts could commit its old offsets into
-        the new broker's consumer group, where they would make the new workers skip what was produced
-        meanwhile. The ingress keeps answering throughout; what it queues meanwhile is published again
-        (``Settings.queued_grace_at``)."""
-        if self.renewing:
-            return
-        self.renewing = True
-        self._broker_away(True)  # what the ingress would publish now is lost with the old broker
-        for child in self.of_role("worker"):
-            if child.restart_at is not None:
-                child.held = True  # waiting to start again (after a crash): it waits for the new broker
-            else:
-                child.hold_when_stopped = True  # running or already stopping: it waits once it has stopped
-        self.recycle("worker")
-
-    def _renew_step(self) -> None:
-        if not self.renewing or not all(child.held for child in self.of_role("worker")):
-            return
-        self.renewing = False
-        for child in self.of_role("broker"):
-            child.process.kill()
-            child.process.wait()
-            child.recycle_kill_at, child.restart_at = None, time.monotonic()
-            # Started again at once, not at the next poll: the ingress's produce requests wait for it.
-            self._tend(child)
 
     def _tend(self, child: Child) -> None:
         moment = time.monotonic()
-        if child.held:
-            return
-        if child.recycle_kill_at is not None and child.restart_at is None:
+        if child.kill_at is not None and child.restart_at is None:
             if child.process.poll() is None:
-                if moment >= child.recycle_kill_at:
+                if moment >= child.kill_at:
                     log.warning("child did not stop in time; killing it", extra={"child": child.name})
                     child.process.kill()
                 return
-            child.recycle_kill_at, child.restart_at = None, moment
-            child.held, child.hold_when_stopped = child.hold_when_stopped, False
+            child.kill_at, child.restart_at = None, moment
             return
         if child.restart_at is None:
             status = child.process.poll()
@@ -218,10 +184,7 @@ class Supervisor:
             self._broker_away(False)
             if self.worker_env is not None:
                 self.worker_env["SVC_BROKER_STARTED_AT"] = datetime.now(UTC).isoformat()
-            self.renewing = False  # a crash meanwhile did what a renewal does
-            for worker in self.of_role("worker"):
-                worker.held = False  # stopped for this broker: they start on it now
-            self.recycle("worker")
+            self.restart("worker")
 
     def stop_all(self, timeout_seconds: float) -> None:
         # The ingress stops accepting, the workers drain and commit, the broker goes last; a role's processes
@@ -285,11 +248,18 @@ def run_up(settings: Settings) -> int:
     for line in shape.shape_lines(settings, bootstrap=bootstrap, counts=counts, port=port):
         print(line, flush=True)
     resolved = settings.model_copy(update={"kafka_bootstrap": bootstrap, "data_dir": data_dir, "port": port})
-    supervisor = Supervisor(stop, recycle_grace_seconds=settings.shutdown_timeout_seconds)
+    supervisor = Supervisor(stop, restart_grace_seconds=settings.shutdown_timeout_seconds)
+    watch: BrokerWatch | None = None
     try:
         if settings.embedded_broker:
-            supervisor.absence = BrokerAbsenceNotice(data_dir / "broker-absence")
-            launch_broker = broker.launcher(resolved, broker_port, logs / "broker.log")
+            generations = supervisor.generations = GenerationNotice(data_dir / "broker-generations")
+            launch_broker = broker.launcher(
+                resolved,
+                broker_port,
+                logs / "broker.log",
+                spawn=children.spawn,
+                generation=lambda: generations.current.produce,
+            )
             try:
                 supervisor.start(
                     "broker",
@@ -308,11 +278,8 @@ def run_up(settings: Settings) -> int:
                 return 1
             log.info("topics ready", extra={"topics_created": created})
         _start_roles(supervisor, resolved, counts, listener.fileno())
-        if settings.embedded_broker:
-            # Started afresh when it grows too long (svc/broker_watch.py): the same restart as after a crash.
-            (tansu,) = supervisor.of_role("broker")
-            watch = BrokerWatch(resolved, bootstrap, lambda: tansu.process)
-            supervisor.ticks.append(partial(watch.recycle_when_due, supervisor.renew_broker))
+        if supervisor.generations is not None:
+            watch = _renewals(resolved, supervisor, supervisor.generations)
             watch.start()
         url = f"http://{settings.host}:{port}"
         if not _wait_healthy(url, supervisor.of_role("ingress"), stop, settings.startup_timeout_seconds):
@@ -323,9 +290,26 @@ def run_up(settings: Settings) -> int:
             print(f"svc is up at {url}  (data in {data_dir}; Ctrl-C stops)", flush=True)
         return supervisor.watch()
     finally:
+        if watch is not None:
+            watch.stop()
         # Our copy of the port goes first: once the ingress processes close theirs, connections are refused.
         listener.close()
         supervisor.stop_all(settings.shutdown_timeout_seconds)
+
+
+def _renewals(resolved: Settings, supervisor: Supervisor, notice: GenerationNotice) -> BrokerWatch:
+    """The embedded broker's watch, renewing it in its own thread when it grows too long."""
+    (tansu,) = supervisor.of_role("broker")
+    times = RenewalTimes(drain_seconds=resolved.embedded_broker_renew_drain_seconds)
+
+    def renew_now() -> None:
+        try:
+            asyncio.run(renew(resolved, notice, times))
+        except (RenewalAborted, KafkaError, OSError) as exc:
+            # The broker crashed or stopped answering: its restart (or the next check) takes it from here.
+            log.warning("embedded broker renewal stopped", extra={"reason": f"{type(exc).__name__}: {exc}"})
+
+    return BrokerWatch(resolved, lambda: tansu.process, notice, renew_now)
 
 
 def _start_roles(supervisor: Supervisor, resolved: Settings, counts: shape.ProcessCounts, fd: int) -> None:
@@ -336,8 +320,8 @@ def _start_roles(supervisor: Supervisor, resolved: Settings, counts: shape.Proce
         SVC_PORT=str(resolved.port),
         SVC_SUPERVISOR_PID=str(os.getpid()),
     )
-    if supervisor.absence is not None:
-        env["SVC_BROKER_ABSENCE_FILE"] = str(supervisor.absence.path)
+    if supervisor.generations is not None:
+        env["SVC_EMBEDDED_BROKER_SIGNAL_FILE"] = str(supervisor.generations.path)
     supervisor.worker_env = env
     command = [sys.executable, "-m", "svc"]
     for index in range(1, counts.workers + 1):

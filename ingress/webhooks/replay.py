@@ -162,11 +162,7 @@ class _Run:
 
     async def _record(self, part: list[Replay]) -> bool:
         rate = self.svc.settings.replay_rate_per_second
-        # While the broker is away (sinks/broker_absence.py) every slot waits for the workers' sweep.
-        hand_over = not self.svc.publisher.absence.away()
-        unit = partial(
-            replays.record, replays=part, now=_now(), rate=rate, window=DUE_WINDOW, hand_over=hand_over
-        )
+        unit = partial(replays.record, replays=part, now=_now(), rate=rate, window=DUE_WINDOW)
         try:
             recorded = await self.svc.committer.run(unit)
         except Exception as exc:

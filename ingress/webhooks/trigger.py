@@ -14,7 +14,6 @@ interface's 500 body otherwise.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -168,11 +167,6 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
         return traced(svc, answer, delivery, trace, caller_span, started_ns)
     transform_error, transform_ns = processed.transform_error, processed.transform_ns
     ids = {"execution_id": delivery.execution_id, "webhook_id": target.webhook_id}
-    # While `svc up` starts the embedded broker again, the entry is written not yet handed over and the
-    # workers' sweep of due attempts hands it to the new broker (sinks/broker_absence.py).
-    away = svc.publisher.absence.away()
-    if away:
-        delivery = replace(delivery, hold_until=delivery.received_at)
     task = await record(svc, delivery, claim)
     if isinstance(task, JSONResponse):
         return task
@@ -181,14 +175,13 @@ async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
         failed = _answer(500, ExecuteWebhookResponse(success=False, message=message, errors=[message], **ids))
         return traced(svc, failed, delivery, trace, caller_span, started_ns, transform_ns)
 
-    if not away:
-        try:
-            await svc.publisher.publish_record(task, headers=[(tracing.HEADER, trace.traceparent.encode())])
-        except BrokerAway:
-            pass  # away since the entry was written: it predates the new broker, whose reconcilers send it
-        except Exception as exc:
-            commit = trigger_dedup.releasing(svc.committer.run, claim, task.execution_id)
-            return await trigger_failures.not_queued(commit, task, exc)
+    try:
+        await svc.publisher.publish_record(task, headers=[(tracing.HEADER, trace.traceparent.encode())])
+    except BrokerAway:
+        pass  # the embedded broker restarts: the entry predates the new broker, whose reconcilers send it
+    except Exception as exc:
+        commit = trigger_dedup.releasing(svc.committer.run, claim, task.execution_id)
+        return await trigger_failures.not_queued(commit, task, exc)
     queued = _answer(
         202, ExecuteWebhookResponse(success=True, message="Webhook received and queued for processing", **ids)
     )

@@ -32,13 +32,14 @@ import faust
 from duckdb import DuckDBPyConnection
 
 from schemas.jobs import JobKind, JobState, LoadPlan, QueryPlan
-from schemas.records import AnalyticsJobRef, UnknownRecord, decode
+from schemas.records import AnalyticsJobRef, GenerationMarker, UnknownRecord, decode
 from schemas.settings import Settings
 from schemas.topics import ANALYTICS_JOBS
 from sinks.db.analytics import jobs, tables
 from sinks.db.analytics.jobs import Outcome
 from sinks.db.models import Job
 from sinks.duckdb_engine import s3_access_for
+from sinks.embedded_broker.fetch_wait import FetchWait
 from sinks.iceberg import catalog as iceberg
 from sinks.iceberg.exceptions import StorageUnavailable
 from sinks.iceberg.masking import Masker
@@ -56,7 +57,6 @@ from sinks.query_engine import (
 from sinks.query_runs import execute, succeeded
 from sinks.result_orphans import sweep_orphan_results
 from streams.app import raw_topic
-from streams.fetch_wait import FetchWait
 from streams.runtime import WorkerRuntime, survive_outage
 
 log = logging.getLogger(__name__)
@@ -85,6 +85,8 @@ async def _claimed(claim: asyncio.Future[Job | None]) -> Job | None:
 def parse_job(raw: bytes) -> str | None:
     try:
         return decode(raw, AnalyticsJobRef).job_id
+    except GenerationMarker:
+        return None
     except UnknownRecord as exc:
         log.warning("skipping a job record", extra={"reason": str(exc)})
         return None

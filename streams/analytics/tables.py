@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from core.svcdb import SvcDbError
 from schemas.column_types import ColumnDef
-from schemas.records import TableWriteRef, UnknownRecord, decode
+from schemas.records import GenerationMarker, TableWriteRef, UnknownRecord, decode
 from schemas.settings import Settings
 from schemas.topics import TABLE_APPENDS
 from sinks import svcdb_apply
@@ -74,6 +74,8 @@ def write_ids_by_table(raw_records: list[bytes]) -> dict[str, list[str]]:
     for raw in raw_records:
         try:
             write = decode(raw, TableWriteRef)
+        except GenerationMarker:
+            continue
         except UnknownRecord as exc:
             log.warning("skipping a table write record", extra={"reason": str(exc)})
             continue

@@ -26,7 +26,7 @@ import faust
 from core import leases
 from core.schedules.retries import Backoff
 from schemas.deliveries import HandlerOutcome
-from schemas.records import ScheduleTick, UnknownRecord, decode
+from schemas.records import GenerationMarker, ScheduleTick, UnknownRecord, decode
 from schemas.scheduled.events import RunStatus
 from schemas.settings import Settings
 from schemas.topics import SCHEDULE_TICKS
@@ -65,6 +65,8 @@ class TickRef:
 def parse_tick(raw: bytes) -> TickRef | None:
     try:
         tick = decode(raw, ScheduleTick)
+    except GenerationMarker:
+        return None
     except UnknownRecord as exc:
         log.warning("skipping a tick record", extra={"reason": str(exc)})
         return None

@@ -30,7 +30,7 @@ from core import leases, tracing
 from core.tracing import TraceContext
 from core.webhooks.handler_request import build_request, recorded
 from schemas.deliveries import DeliveryResult, DeliveryTask, HandlerOutcome
-from schemas.records import UnknownRecord, decode
+from schemas.records import GenerationMarker, UnknownRecord, decode
 from schemas.settings import Settings
 from schemas.topics import WEBHOOK_DELIVERIES
 from sinks.db.availability import describe, unreachable
@@ -57,6 +57,8 @@ def now() -> datetime:
 def parse_task(raw: bytes) -> DeliveryTask | None:
     try:
         return decode(raw, DeliveryTask)
+    except GenerationMarker:
+        return None
     except UnknownRecord as exc:
         log.warning("skipping a delivery record", extra={"reason": str(exc)})
         return None
@@ -197,7 +199,7 @@ class DeliveryRuntime(HandlerRuntime):
     ) -> None:
         """Hand over what ``take`` marks dispatched, page after page while pages come back full: after a fresh
         embedded broker everything queued before it is due at once, and what the ingress accepted while the
-        broker was away (sinks/broker_absence.py) waits for the sweep, thousands at high rates."""
+        broker was away (restarting after a crash) waits for the reconciler, thousands at high rates."""
         for _page in range(LOST_PAGES):
             tasks = await self.committer.run(take)
             if tasks and lost:

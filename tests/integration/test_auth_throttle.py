@@ -19,8 +19,8 @@ import pytest
 from ingress.auth_throttle import FAILURE_MIN_QUANTUM
 from schemas.settings import Settings
 from sinks.db import counters
-from sinks.kafka import ensure_topics
-from svc import broker
+from sinks.embedded_broker import process as broker
+from sinks.kafka_admin import ensure_topics
 from tests.fixtures.stack import Db, Ingress, migrated
 from tests.fixtures.windows import with_window_left
 

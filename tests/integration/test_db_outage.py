@@ -29,7 +29,7 @@ from sinks.db import resources
 from sinks.db.models import WebhookExecution
 from sinks.db.webhooks import definitions, deliveries, delivery_attempts
 from sinks.db.webhooks.deliveries import Delivery
-from sinks.kafka import ensure_topics
+from sinks.kafka_admin import ensure_topics
 from streams.webhooks.deliveries import DeliveryRuntime, now
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.stack import Db, Ingress, ServedIngress, make_settings, migrated

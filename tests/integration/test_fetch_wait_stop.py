@@ -1,6 +1,7 @@
-"""A worker's consumer stops at once while its adaptive fetch wait holds a fetch (streams/fetch_wait.py),
-on a real broker: aiokafka's ``Fetcher.close`` cancels the held fetch and awaits it, and a cancellation
-escaping it would abort the stop (the worker would then hang until it was killed)."""
+"""A worker's consumer stops at once while its adaptive fetch wait holds a fetch
+(sinks/embedded_broker/fetch_wait.py), on a real broker: aiokafka's ``Fetcher.close`` cancels the held fetch
+and awaits it, and a cancellation escaping it would abort the stop (the worker then hung until it was
+killed)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.consumer.fetcher import Fetcher
 
 from schemas.settings import Settings
-from streams import fetch_wait
-from streams.fetch_wait import LOADED_BYTES, FetchWait, adapt
+from sinks.embedded_broker import fetch_wait
+from sinks.embedded_broker.fetch_wait import LOADED_BYTES, FetchWait, adapt
 
 pytestmark = pytest.mark.integration
 

@@ -4,7 +4,7 @@ import httpx
 import pytest
 
 from schemas.settings import Settings
-from svc import broker
+from sinks.embedded_broker import process as broker
 from tests.fixtures.stack import Db, Ingress, ServedIngress, make_settings, migrated
 from tests.fixtures.windows import with_window_left
 

@@ -9,7 +9,8 @@ from schemas.envelopes import Envelope
 from schemas.records import DeliveryTask, decode_from_topic
 from schemas.settings import Settings
 from schemas.topics import ALL_TOPICS, WEBHOOK_DELIVERIES
-from sinks.kafka import Publisher, broker_reachable, ensure_topics
+from sinks.kafka import Publisher
+from sinks.kafka_admin import broker_reachable, ensure_topics
 from streams.app import create_app, raw_topic
 from tests.fixtures.broker import reading
 

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import Case, GenerationMode
 
-from sinks.kafka import ensure_topics
+from sinks.kafka_admin import ensure_topics
 from tests.fixtures.stack import Ingress, ServedIngress, make_settings, migrated
 from tests.fixtures.tables import ORDERS
 

@@ -17,8 +17,8 @@ from schemas.settings import Settings
 from sinks.db import counters
 from sinks.db.counters import SharedCounterStore
 from sinks.db.engine import make_engine, make_sessions
-from sinks.kafka import ensure_topics
-from svc import broker
+from sinks.embedded_broker import process as broker
+from sinks.kafka_admin import ensure_topics
 from tests.fixtures.stack import Db, Ingress
 from tests.fixtures.windows import with_window_left
 

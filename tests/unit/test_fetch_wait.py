@@ -14,8 +14,8 @@ from aiokafka.record.default_records import DefaultRecordBatchBuilder
 from aiokafka.record.memory_records import MemoryRecords
 from aiokafka.structs import TopicPartition
 
-from streams import fetch_wait
-from streams.fetch_wait import LOADED_BYTES, FetchWait, adapt
+from sinks.embedded_broker import fetch_wait
+from sinks.embedded_broker.fetch_wait import LOADED_BYTES, FetchWait, adapt
 
 
 class Clock:
@@ -303,3 +303,11 @@ def test_without_a_quiet_wait_the_idle_wait_lasts() -> None:
     wait = FetchWait(idle_ms=20, busy_ms=2, busy_seconds=2.0, clock=clock)
     clock.now += 3600
     assert wait.current_ms() == 20
+
+
+def test_query_jobs_stay_interactive_in_every_topic_generation() -> None:
+    interactive = frozenset({"svc.analytics.jobs"})
+    assert fetch_wait.is_interactive("svc.analytics.jobs", interactive)
+    assert fetch_wait.is_interactive("svc.analytics.jobs.g12", interactive)
+    assert not fetch_wait.is_interactive("svc.webhook.deliveries.g12", interactive)
+    assert not fetch_wait.is_interactive("svc.analytics.jobs.gx", interactive)

@@ -1,4 +1,4 @@
-"""A send that reaches a broker started afresh before its topics exist is tried again, briefly."""
+"""A send that reaches a broker restarted after a crash before its topics exist is tried again, briefly."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.unit
 README = Path(__file__).resolve().parents[2] / "README.md"
 _ROW = re.compile(r"^\| `SVC_([A-Z0-9_]+)` \| ([^|]+) \|", re.MULTILINE)
 # Set by `svc up` on the children it starts, never by hand: not in the table.
-_SET_BY_SVC_UP = frozenset({"broker_absence_file", "broker_started_at"})
+_SET_BY_SVC_UP = frozenset({"embedded_broker_signal_file", "broker_started_at"})
 # A default the table gives in words: the derived value it stands for.
 _DERIVED = {
     "database_url": "resolved_database_url",

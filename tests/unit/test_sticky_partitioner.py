@@ -6,7 +6,7 @@ from itertools import pairwise
 
 from aiokafka.partitioner import DefaultPartitioner
 
-from sinks.kafka import StickyPartitioner
+from sinks.embedded_broker.client import StickyPartitioner
 
 PARTITIONS = [0, 1, 2, 3]
 SLOT = 10_000_000

@@ -187,10 +187,8 @@ def record(
     now: datetime,
     rate: float,
     window: timedelta,
-    hand_over: bool = True,
 ) -> list[Recorded]:
-    """One unit of work (group commit): the replays' history entries, their ``replayOf`` and their slots.
-    ``hand_over`` False (the broker is away): none is published by the caller, all wait for the sweep."""
+    """One unit of work (group commit): the replays' history entries, their ``replayOf`` and their slots."""
     if not replays:
         return []
     company_id = replays[0].delivery.target.company_id
@@ -202,7 +200,7 @@ def record(
         if delivery.target.company_id != company_id:
             raise ValueError("one company per replay unit")
         slot = None if delivery.filtered or delivery.transform_error is not None else next(slots)
-        publish_now = hand_over and slot is not None and due_now(slot, now, window)
+        publish_now = slot is not None and due_now(slot, now, window)
         if slot is not None and not publish_now:
             # Written QUEUED and not dispatched: the worker's sweep of due attempts hands it over at its slot.
             delivery = replace(delivery, hold_until=slot)

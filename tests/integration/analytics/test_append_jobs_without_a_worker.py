@@ -15,7 +15,7 @@ from sqlalchemy import select
 from schemas.settings import Settings
 from sinks.db.analytics import tables
 from sinks.db.models import TableWrite
-from sinks.kafka import ensure_topics
+from sinks.kafka_admin import ensure_topics
 from tests.fixtures.tables import Tables
 from tests.fixtures.worker import Worker
 from tests.integration.analytics.test_append_job_status import (

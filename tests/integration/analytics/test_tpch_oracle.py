@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import duckdb
 import pytest
 
-from sinks.kafka import ensure_topics
+from sinks.kafka_admin import ensure_topics
 from tests.fixtures.stack import Ingress, make_settings, migrated
 from tests.fixtures.worker import Worker
 from tests.tpch import data

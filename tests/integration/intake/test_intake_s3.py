@@ -10,9 +10,9 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from schemas.settings import Settings
+from sinks.embedded_broker import process as broker
 from sinks.objectstore import MIN_PART_BYTES, NoSuchKey, NoSuchUpload, ObjectStore, PartTooSmall, object_store
 from sinks.objectstore.s3 import S3ObjectStore
-from svc import broker
 from tests.fixtures.stack import Ingress, make_settings, migrated
 
 pytestmark = pytest.mark.integration

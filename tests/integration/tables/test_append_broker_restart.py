@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from sinks.duckdb_engine import connect
+from sinks.embedded_broker import process as broker
 from sinks.iceberg import catalog as iceberg
-from sinks.kafka import ensure_topics
-from svc import broker
+from sinks.kafka_admin import ensure_topics
 from tests.fixtures.stack import Ingress, make_settings, migrated
 from tests.fixtures.tables import ORDERS
 from tests.fixtures.worker import Worker

@@ -8,7 +8,7 @@ import pytest
 
 from sinks.db.analytics import tables
 from sinks.db.models import TableWrite
-from sinks.kafka import ensure_topics
+from sinks.kafka_admin import ensure_topics
 from tests.fixtures.stack import Ingress, make_settings, migrated
 from tests.fixtures.tables import ORDERS
 

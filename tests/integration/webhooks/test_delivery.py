@@ -14,7 +14,7 @@ from schemas.envelopes import Envelope
 from schemas.settings import Settings
 from schemas.topics import WEBHOOK_RESULTS
 from sinks.db import resources
-from sinks.kafka import ensure_topics
+from sinks.kafka_admin import ensure_topics
 from tests.fixtures import module_stack
 from tests.fixtures.broker import reading
 from tests.fixtures.handler import RecordingHandler

@@ -1,6 +1,6 @@
-"""After the embedded broker starts afresh, the deliveries queued before it were in the old broker only: the
-first reconcile round of a worker told when it started publishes every one of them again, however many,
-without waiting for the queued grace. A real database and broker."""
+"""After the embedded broker restarts after a crash, the deliveries queued before it were in the old broker
+only: the first reconcile round of a worker told when it started publishes every one of them again, however
+many, without waiting for the queued grace. A real database and broker."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from schemas.settings import Settings
 from schemas.webhooks import ExecutionStatus
 from sinks.db.models import WebhookExecution
-from sinks.kafka import ensure_topics
+from sinks.kafka_admin import ensure_topics
 from streams.webhooks.deliveries import LOST_PAGE, DeliveryRuntime
 from tests.fixtures.stack import Db
 from tests.integration.webhooks.test_delivery_leases import queued

@@ -9,8 +9,8 @@ import pytest
 from schemas.admin import GrantSpec, ResourceSpec
 from schemas.enums import AccessLevel
 from sinks.db import resources
-from sinks.kafka import ensure_topics
-from svc import broker
+from sinks.embedded_broker import process as broker
+from sinks.kafka_admin import ensure_topics
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.stack import Ingress, make_settings, migrated
 from tests.fixtures.worker import Worker

@@ -23,8 +23,8 @@ from sqlalchemy import func, select, text, update
 from ingress.webhooks.trigger_failures import INTERNAL_ERROR, MAY_STILL_RUN, NOT_QUEUED, NOT_RECORDED
 from schemas.admin import CreatedCompany
 from sinks.db.models import Webhook, WebhookExecution, WebhookPayload
-from sinks.kafka import ensure_topics
-from svc import broker
+from sinks.embedded_broker import process as broker
+from sinks.kafka_admin import ensure_topics
 from tests.fixtures.stack import Db, Ingress, make_settings, migrated
 from tests.integration.outage_helpers import Postgres, check_refusal, module_postgres, wait_until
 from tests.integration.webhooks.conftest import World

@@ -1,5 +1,6 @@
-"""When the embedded broker is started afresh (core/broker_recycle.py), and how long work stays QUEUED
-before a reconciler publishes it again after that (Settings.queued_grace_at)."""
+"""When the embedded broker is renewed (sinks/embedded_broker/renewal_limits.py), and how long work stays
+QUEUED before a reconciler publishes it again after a broker restarted after a crash
+(Settings.queued_grace_at)."""
 
 from __future__ import annotations
 
@@ -7,39 +8,39 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core.broker_recycle import RecycleLimits, may_recycle, recycle_reason
 from schemas.settings import Settings
+from sinks.embedded_broker.renewal_limits import RenewalLimits, may_renew, renewal_reason
 
 pytestmark = pytest.mark.unit
 
-LIMITS = RecycleLimits(records_per_partition=3000, resident_mib=2048, min_interval_seconds=120)
+LIMITS = RenewalLimits(records_per_partition=3000, resident_mib=2048, min_interval_seconds=120)
 SHORT = {("svc.webhook.deliveries", 0): 10, ("svc.table.appends", 3): 2999}
 
 
 def test_short_partitions_and_little_memory_keep_the_broker() -> None:
-    assert recycle_reason(SHORT, 300.0, LIMITS) is None
-    assert recycle_reason({}, None, LIMITS) is None
+    assert renewal_reason(SHORT, 300.0, LIMITS) is None
+    assert renewal_reason({}, None, LIMITS) is None
 
 
 def test_the_longest_partition_is_named() -> None:
     offsets = {**SHORT, ("svc.webhook.deliveries", 7): 3000, ("svc.schedule.ticks", 1): 3500}
-    assert recycle_reason(offsets, 10.0, LIMITS) == "partition 1 of svc.schedule.ticks holds 3500 records"
+    assert renewal_reason(offsets, 10.0, LIMITS) == "partition 1 of svc.schedule.ticks holds 3500 records"
 
 
 def test_memory_alone_is_a_reason() -> None:
-    assert recycle_reason(SHORT, 2048.4, LIMITS) == "the broker holds 2048 MiB"
-    assert recycle_reason(SHORT, None, LIMITS) is None  # unknown memory decides nothing
+    assert renewal_reason(SHORT, 2048.4, LIMITS) == "the broker holds 2048 MiB"
+    assert renewal_reason(SHORT, None, LIMITS) is None  # unknown memory decides nothing
 
 
 def test_a_limit_of_zero_is_off() -> None:
-    off = RecycleLimits(records_per_partition=0, resident_mib=0, min_interval_seconds=0)
-    assert recycle_reason({("t", 0): 10**9}, 10.0**6, off) is None
+    off = RenewalLimits(records_per_partition=0, resident_mib=0, min_interval_seconds=0)
+    assert renewal_reason({("t", 0): 10**9}, 10.0**6, off) is None
 
 
-def test_recycles_are_spaced() -> None:
-    assert may_recycle(None, 5.0, LIMITS)
-    assert not may_recycle(100.0, 219.9, LIMITS)
-    assert may_recycle(100.0, 220.0, LIMITS)
+def test_renewals_are_spaced() -> None:
+    assert may_renew(None, 5.0, LIMITS)
+    assert not may_renew(100.0, 219.9, LIMITS)
+    assert may_renew(100.0, 220.0, LIMITS)
 
 
 def test_queued_grace_is_the_setting_without_a_broker_start() -> None:
@@ -47,7 +48,7 @@ def test_queued_grace_is_the_setting_without_a_broker_start() -> None:
     assert settings.queued_grace_at(datetime.now(UTC)) == timedelta(seconds=30)
 
 
-def test_work_queued_before_a_fresh_broker_is_lost_at_once() -> None:
+def test_work_queued_before_a_restarted_broker_is_lost_at_once() -> None:
     started = datetime(2026, 11, 27, 5, 0, tzinfo=UTC)
     settings = Settings(queued_grace_seconds=30, broker_started_at=started)
     # Everything queued before the broker started (now - grace = the broker's start) is due again.

@@ -1,56 +1,29 @@
-"""An adaptive fetch wait for the worker's consumer.
+"""The worker consumer's adaptive fetch wait, for the embedded broker (the measurements behind it are in
+docs/performance.md).
 
 A fetch that finds no new record waits at the broker for the fetch wait. Kafka answers as soon as a record
-arrives, but the embedded broker (Tansu) holds every fetch for the whole wait, so a record produced just after
-a fetch began sits unseen for up to that long. A short wait costs CPU on both sides even when nothing happens
-(idle CPU of the whole ``svc up`` stack: 20 % of a core at 20 ms, 35 % at 5 ms).
-
-So the wait adapts: while records keep arriving (within ``busy_seconds`` of the last fetch that brought one)
-fetches wait ``busy_ms``; once the topics go quiet they wait ``idle_ms`` again. A burst of work (a
-dashboard's queries, a stream of webhook deliveries) pays the long wait once, at its start.
-
-Even ``idle_ms`` polls 50 times a second: 18 % of a core in the broker and 10 % in the worker for a stack
-with nothing to do. After ``quiet_after_seconds`` without a record, fetches wait ``quiet_ms`` (Kafka's own
-default wait): the first record after such a silence is seen up to that much later, and an idle stack costs
-a few percent of a core.
-
-Under a heavy stream the short wait costs the most: the embedded broker lists every stored batch of each
-partition a fetch reads new records from, so a fetch every 2 ms at a thousand deliveries a second kept half a
-core of it busy. A fetch that brings at least ``LOADED_BYTES`` of records (a record batch) makes the next
-ones wait ``loaded_ms``; they stay there while each brings records and fall back to ``busy_ms`` once one
-brings none. The broker answers a fetch at once when records are already there, so under a stream the wait
-alone does not space fetches (some 125 a second at a thousand deliveries a second): a loaded fetch also
-holds the next one until ``loaded_ms`` after it began (some 47 a second). A record that arrives meanwhile
-waits at most ``loaded_ms`` more to be seen. The records the held fetch brought are handed to the consumer
-before the hold: aiokafka wakes a waiting consumer only when the fetch task ends, and until 2026-11-27 they
-waited out the hold too (at 1,000 deliveries a second, lag from the 202 to the handler p50 73 ms and p99
-302 ms before, 36-43 ms and 75-102 ms after).
-
-Records of the ``interactive`` topics never make a fetch loaded: a query job is one record that a caller
-waits on, and a dashboard sending one query after another counted as a heavy stream, so each query's record
-sat up to ``loaded_ms`` behind the hold its predecessor had caused (20 of a trivial query's 53 ms). Nor do
-they make it busy while a query runs: the 2 ms polls that followed a query's record for ``busy_seconds`` kept
-the broker and the worker busy on the cores DuckDB was running that query on (TPC-H q01, q03, q09, q13, q18
-and q21 through the service: 3,217 ms against 2,554 ms without them). The worker's query runner says when
-its queries start and end (``work_started``, ``work_ended``): the wait is busy for ``busy_seconds`` after a
-query's record and after a query ends, while none runs, so the next query of a dashboard is still seen
-within ``busy_ms``.
+arrives; the embedded broker holds every fetch for the whole wait, so the wait is a latency floor as well as
+a cost. So the wait adapts: ``busy_ms`` while records keep arriving, ``loaded_ms`` (and the next fetch held
+until then) after a fetch that brought a batch, ``idle_ms`` once the topics go quiet and ``quiet_ms`` after a
+long silence. Records of the ``interactive`` topics (query jobs, which a caller waits on) never make a fetch
+loaded, and keep it busy only while no query runs, so the polls do not compete with DuckDB for the cores.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from aiokafka.consumer.fetcher import Fetcher
+from faust.transport.drivers import aiokafka as faust_aiokafka
 
 # A fetch that brings this many bytes of records makes the next ones wait ``loaded_ms``: one record batch
-# (a delivery record with its batch header is some 300 bytes). At three records (1 KiB), a stream of a few
-# hundred deliveries a second never counted as loaded and was fetched every 2 ms, one fetch per delivery:
-# the fetches' requests and answers were a sixth of the worker's CPU and a third of the broker's.
+# (a delivery record with its batch header is some 300 bytes), so a stream of a few hundred deliveries a
+# second counts as loaded and is not fetched one delivery at a time.
 LOADED_BYTES = 256
 
 
@@ -120,9 +93,18 @@ class FetchWait:
         return max(0.0, self.loaded_ms / 1000 - elapsed)
 
 
-# aiokafka's own methods, kept before svc/patches.py replaces them with the two functions below.
+# aiokafka's and Faust's own methods, kept before svc/patches.py replaces them with the functions below.
 _proc_fetch_request = Fetcher._proc_fetch_request
 _get_actions_per_node = Fetcher._get_actions_per_node
+_create_worker_consumer = faust_aiokafka.AIOKafkaConsumerThread._create_worker_consumer
+
+
+_GENERATION = re.compile(r"\.g[0-9]+$")
+
+
+def is_interactive(topic: str, interactive: frozenset[str]) -> bool:
+    """Whether ``topic`` is one of ``interactive`` in any topic generation (rotation.py renames them)."""
+    return topic in interactive or _GENERATION.sub("", topic) in interactive
 
 
 def _buffered(fetcher: Any, before: set[Any], interactive: frozenset[str] = frozenset()) -> tuple[bool, int]:
@@ -132,10 +114,10 @@ def _buffered(fetcher: Any, before: set[Any], interactive: frozenset[str] = froz
     added = [(tp, result) for tp, result in list(fetcher._records.items()) if tp not in before]
     total = 0
     for tp, result in added:
-        if tp.topic not in interactive:
+        if not is_interactive(tp.topic, interactive):
             records = getattr(getattr(result, "_partition_records", None), "_records", None)
             total += records.size_in_bytes() if records is not None else 0
-    return bool(added) and all(tp.topic in interactive for tp, _ in added), total
+    return bool(added) and all(is_interactive(tp.topic, interactive) for tp, _ in added), total
 
 
 async def proc_fetch_request_noting_records(self: Any, assignment: Any, node_id: Any, request: Any) -> Any:
@@ -189,3 +171,13 @@ def adapt(consumer: Any, wait: FetchWait) -> None:
         consumer._fetcher.svc_fetch_wait = wait
 
     consumer.start = start_then_adapt
+
+
+def worker_consumer_with_fetch_wait(self: Any, transport: Any) -> Any:
+    """Faust's worker consumer with the app's adaptive fetch wait (``app.svc_fetch_wait``) instead of its
+    fixed 1.5 s; installed by svc/patches.py when a worker starts."""
+    consumer = _create_worker_consumer(self, transport)
+    wait = getattr(self.app, "svc_fetch_wait", None)
+    if wait is not None:
+        adapt(consumer, wait)
+    return consumer

@@ -1,10 +1,9 @@
-"""Watches the embedded broker for ``svc up`` and asks for it to be started afresh (core/broker_recycle.py).
+"""Watches the embedded broker for ``svc up`` and renews it when a limit is passed (renewal_limits.py).
 
 A thread reads, every ``SVC_EMBEDDED_BROKER_CHECK_SECONDS``, the end offsets of the partitions the workers
 read (one ListOffsets request; nothing is listed) and the broker's resident memory; when a limit is passed
-it raises a flag that the supervisor's loop takes (``take``), so the restart itself runs where every other
-child is tended. A check that fails (the broker is restarting, or too busy to answer in time) decides
-nothing.
+it runs the renewal (rotation.py) itself, off the supervisor's loop. A check that fails (the broker is
+restarting, or too busy to answer in time) decides nothing.
 """
 
 from __future__ import annotations
@@ -19,9 +18,10 @@ from collections.abc import Callable
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaError
 
-from core.broker_recycle import RecycleLimits, may_recycle, recycle_reason
 from schemas.settings import Settings
-from schemas.topics import ANALYTICS_JOBS, SCHEDULE_TICKS, TABLE_APPENDS, WEBHOOK_DELIVERIES
+from schemas.topics import ANALYTICS_JOBS, SCHEDULE_TICKS, TABLE_APPENDS, WEBHOOK_DELIVERIES, generation_topic
+from sinks.embedded_broker.generations import GenerationNotice
+from sinks.embedded_broker.renewal_limits import RenewalLimits, may_renew, renewal_reason
 
 log = logging.getLogger(__name__)
 
@@ -30,11 +30,11 @@ READ_TOPICS = (WEBHOOK_DELIVERIES, SCHEDULE_TICKS, ANALYTICS_JOBS, TABLE_APPENDS
 _CHECK_TIMEOUT_SECONDS = 5.0
 
 
-def limits_of(settings: Settings) -> RecycleLimits:
-    return RecycleLimits(
-        records_per_partition=settings.embedded_broker_recycle_records,
-        resident_mib=settings.embedded_broker_recycle_mib,
-        min_interval_seconds=settings.embedded_broker_recycle_min_seconds,
+def limits_of(settings: Settings) -> RenewalLimits:
+    return RenewalLimits(
+        records_per_partition=settings.embedded_broker_renew_records,
+        resident_mib=settings.embedded_broker_renew_mib,
+        min_interval_seconds=settings.embedded_broker_renew_min_seconds,
     )
 
 
@@ -79,25 +79,31 @@ async def end_offsets(
 
 
 class BrokerWatch:
-    """Decides, off the supervisor's loop, when the embedded broker should start afresh."""
+    """Decides, off the supervisor's loop, when the embedded broker is renewed, and renews it.
+
+    ``renew`` runs one renewal (``rotation.renew`` in ``svc up``); a test may give another."""
 
     def __init__(
-        self, settings: Settings, bootstrap: str, broker: Callable[[], subprocess.Popen[bytes]]
+        self,
+        settings: Settings,
+        broker: Callable[[], subprocess.Popen[bytes]],
+        notice: GenerationNotice,
+        renew: Callable[[], None],
     ) -> None:
         self.limits = limits_of(settings)
         self.check_seconds = settings.embedded_broker_check_seconds
-        self.bootstrap = bootstrap
-        self.topics = [settings.topic(name) for name in READ_TOPICS]
+        self.settings = settings
         self.broker = broker  # the current process: a restart replaces it
-        self.last_recycle: float | None = None
-        self._reason: str | None = None
-        self._lock = threading.Lock()
+        self.notice = notice
+        self.renew = renew
+        self.last_renewal: float | None = None
+        self.renewals = 0
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name="broker-watch", daemon=True)
 
     @property
     def enabled(self) -> bool:
-        return self.limits.records_per_partition > 0 or self.limits.resident_mib > 0
+        return self.limits.enabled
 
     def start(self) -> None:
         if self.enabled:
@@ -106,44 +112,39 @@ class BrokerWatch:
     def stop(self) -> None:
         self._stopped.set()
 
-    def take(self) -> str | None:
-        """The reason to start the broker afresh, once; None when there is none."""
-        with self._lock:
-            reason, self._reason = self._reason, None
-            if reason is not None:
-                self.last_recycle = time.monotonic()
-        return reason
-
-    def recycle_when_due(self, recycle: Callable[[], None]) -> None:
-        """Called on the supervisor's loop: ``recycle`` (``Supervisor.renew_broker``) when a check found a
-        reason."""
-        reason = self.take()
-        if reason is not None:
-            log.warning("starting the embedded broker afresh", extra={"reason": reason})
-            recycle()
+    def topics(self) -> list[str]:
+        """The workers' topics in the generation they are written to now."""
+        produce = self.notice.current.produce
+        return [generation_topic(self.settings.topic(name), produce) for name in READ_TOPICS]
 
     def check(self) -> str | None:
         """One check: the reason a limit gives now, or None (also when the broker did not answer)."""
-        if not may_recycle(self.last_recycle, time.monotonic(), self.limits):
+        if not may_renew(self.last_renewal, time.monotonic(), self.limits):
             return None
         process = self.broker()
         memory = resident_mib(process.pid) if process.poll() is None else None
+        bootstrap = self.settings.kafka_bootstrap or ""
         try:
-            offsets = asyncio.run(end_offsets(self.bootstrap, self.topics, _CHECK_TIMEOUT_SECONDS))
+            offsets = asyncio.run(end_offsets(bootstrap, self.topics(), _CHECK_TIMEOUT_SECONDS))
         except (KafkaError, OSError, TimeoutError) as exc:
             log.info("embedded broker check skipped", extra={"reason": type(exc).__name__})
             return None
-        return recycle_reason(offsets, memory, self.limits)
+        return renewal_reason(offsets, memory, self.limits)
+
+    def renew_when_due(self) -> bool:
+        """One check and, when a limit is passed, one renewal; whether it renewed."""
+        reason = self.check()
+        if reason is None:
+            return False
+        self.last_renewal = time.monotonic()
+        log.warning("renewing the embedded broker", extra={"reason": reason})
+        self.renew()
+        self.renewals += 1
+        return True
 
     def _run(self) -> None:
         while not self._stopped.wait(self.check_seconds):
             try:
-                reason = self.check()
+                self.renew_when_due()
             except Exception:  # a dead thread would never check again
-                log.exception("embedded broker check failed")
-                continue
-            if reason is not None:
-                with self._lock:
-                    # Not when the supervisor took a reason while this check ran: that broker is gone.
-                    if may_recycle(self.last_recycle, time.monotonic(), self.limits):
-                        self._reason = reason
+                log.exception("embedded broker renewal failed")
