@@ -82,6 +82,12 @@ def _worker_consumer() -> Any:
     return worker_consumer_with_fetch_wait
 
 
+def _highwater_of_assigned() -> Any:
+    from sinks.embedded_broker.consumer_topics import highwater_of_assigned
+
+    return highwater_of_assigned
+
+
 def _table_manager_on_start() -> Any:
     from streams.faust_pauses import table_manager_on_start
 
@@ -146,6 +152,19 @@ WORKER_PATCHES: tuple[Patch, ...] = (
         attribute="_create_worker_consumer",
         replacement=_worker_consumer,
         why="Faust's worker consumer gets the adaptive fetch wait instead of its fixed 1.5 s",
+    ),
+    Patch(
+        name="faust-highwater-of-a-revoked-partition",
+        distribution="faust-streaming",
+        version="0.15.3",
+        module="faust.transport.drivers.aiokafka",
+        owner="AIOKafkaConsumerThread",
+        attribute="highwater",
+        replacement=_highwater_of_assigned,
+        why=(
+            "a partition revoked by a subscription change (a renewal of the embedded broker) while its fetched "
+            "records were handed out made aiokafka's highwater assert and crashed the worker's fetcher"
+        ),
     ),
     Patch(
         name="faust-take-waits-for-first-value",

@@ -69,3 +69,18 @@ def follow_generations(app: faust.App, settings: Settings, signal: GenerationSig
         if retarget(channels, settings, read):
             log.info("reading other topic generations", extra={"generations": [read.start, read.stop - 1]})
             conductor._flag_changes()  # type: ignore[attr-defined]
+
+
+def highwater_of_assigned(self: Any, tp: Any) -> int | None:
+    """Faust's ``AIOKafkaConsumerThread.highwater`` that answers None for a partition a rebalance has just
+    taken away: Faust asks for the high watermark of every record it hands out, and a subscription change
+    (a renewal) can revoke a partition while records it already fetched are still being handed out, where
+    aiokafka's assertion crashed the worker's fetcher. The record is read again by the partition's new owner
+    (at least once)."""
+    consumer = self._ensure_consumer()
+    if self.consumer.in_transaction:
+        return int(consumer.last_stable_offset(tp))
+    if not consumer._subscription.is_assigned(tp):
+        return None
+    highwater: int | None = consumer.highwater(tp)
+    return highwater
