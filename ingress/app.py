@@ -22,7 +22,7 @@ from ingress.scheduled import events as scheduled_events
 from ingress.shared_counts import SharedCounts
 from ingress.webhooks import manage, replay
 from ingress.webhooks import trigger as webhook_trigger
-from ingress.webhooks.services import Services
+from ingress.webhooks.trigger_clients import TriggerClients
 from ingress.webhooks.trigger_fast_path import TriggerFastPath
 from ingress.webhooks.trigger_targets import TriggerTargets
 from schemas.settings import Settings
@@ -88,7 +88,7 @@ def create_app(settings: Settings) -> FastAPI:
         )
         state.append_quota = RowQuota(settings.append_rows_per_minute, counts, local_share=share)
         state.auth_throttle, state.trigger_targets, state.inline = auth_throttle, trigger_targets, inline
-        state.trigger_services = Services(
+        state.trigger_clients = TriggerClients(
             settings=settings,
             engine=engine,
             sessions=sessions,
@@ -152,7 +152,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(controls.router)
     app.include_router(backfill.router)
     app.include_router(intake.router)
-    app.add_middleware(TriggerFastPath, services=lambda: app.state.trigger_services)
+    app.add_middleware(TriggerFastPath, clients=lambda: app.state.trigger_clients)
     app.add_middleware(errors.DatabaseOutage)  # around the fast path, which FastAPI's handlers never see
     app.add_middleware(
         EdgeMiddleware,

@@ -1,5 +1,5 @@
-"""The webhooks room's own request dependencies: ``TriggerTargetsDep`` and, for the trigger and the replay
-only, ``Svc``."""
+"""The webhooks room's own request dependencies: ``TriggerTargetsDep`` and, for the trigger's route only,
+``TriggerClientsDep``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from ingress.webhooks.services import Services
+from ingress.webhooks.trigger_clients import TriggerClients
 from ingress.webhooks.trigger_targets import TriggerTargets
 
 
@@ -16,10 +16,10 @@ async def get_trigger_targets(request: Request) -> TriggerTargets:
     return targets
 
 
-async def get_trigger_services(request: Request) -> Services:
-    services: Services = request.app.state.trigger_services
-    return services
+async def get_trigger_clients(request: Request) -> TriggerClients:
+    clients: TriggerClients = request.app.state.trigger_clients
+    return clients
 
 
 TriggerTargetsDep = Annotated[TriggerTargets, Depends(get_trigger_targets)]
-Svc = Annotated[Services, Depends(get_trigger_services)]
+TriggerClientsDep = Annotated[TriggerClients, Depends(get_trigger_clients)]

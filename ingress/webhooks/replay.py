@@ -29,22 +29,32 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from core.webhooks.replay import Selection, chunked, rest_after, select_by_ids
-from ingress.deps import PoweruserCaller
+from ingress.deps import (
+    CommitterDep,
+    MaskerDep,
+    PoweruserCaller,
+    PublisherDep,
+    Sessions,
+    SessionsDep,
+    SettingsDep,
+)
 from ingress.errors import ApiError
-from ingress.webhooks.deps import Svc
 from ingress.webhooks.manage import NOT_FOUND, _visible
 from ingress.webhooks.pipeline import Refused
 from ingress.webhooks.replay_pipeline import SANDBOX_BUSY, SandboxWait, SandboxWaitOver, rerun
-from ingress.webhooks.services import Services
 from ingress.webhooks.trigger_screening import screens_for
 from schemas.admin import Principal
 from schemas.base import iso_utc
 from schemas.deliveries import DeliveryTask
 from schemas.enums import AccessLevel
 from schemas.replay import ReplayAnswer, ReplayedExecution, ReplayRequest
+from schemas.settings import Settings
+from sinks.db.group_commit import GroupCommitter
 from sinks.db.webhooks import deliveries, replays
 from sinks.db.webhooks.deliveries import TriggerTarget
 from sinks.db.webhooks.replays import Replay, StoredRequest
+from sinks.iceberg.masking import Masker
+from sinks.kafka import Publisher
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/svc_poweruser/custom-webhooks", tags=["custom webhooks"])
@@ -82,8 +92,8 @@ def _turn() -> asyncio.Lock:
     return lock
 
 
-def _select(svc: Services, caller: Principal, body: ReplayRequest) -> tuple[TriggerTarget, Selection]:
-    with svc.sessions() as session:
+def _select(sessions: Sessions, caller: Principal, body: ReplayRequest) -> tuple[TriggerTarget, Selection]:
+    with sessions() as session:
         visible = _visible(session, caller, body.webhook_id, AccessLevel.WRITE)
         target = deliveries.load_target(session, visible.webhook.id)
         if target is None:  # deleted since the line above
@@ -101,16 +111,16 @@ def _select(svc: Services, caller: Principal, body: ReplayRequest) -> tuple[Trig
         return target, Selection(matched=matched, chosen=chosen, not_found=[])
 
 
-def _stored(svc: Services, company_id: str, execution_ids: list[str]) -> list[StoredRequest]:
-    with svc.sessions() as session:
+def _stored(sessions: Sessions, company_id: str, execution_ids: list[str]) -> list[StoredRequest]:
+    with sessions() as session:
         return replays.stored_requests(session, company_id, execution_ids)
 
 
-async def _publish(svc: Services, tasks: list[DeliveryTask]) -> None:
+async def _publish(publisher: Publisher, tasks: list[DeliveryTask]) -> None:
     """As the trigger publishes; a record the broker refused stays QUEUED and dispatched, and the worker's
     reconciler sends it again after SVC_QUEUED_GRACE_SECONDS."""
     outcomes = await asyncio.gather(
-        *(svc.publisher.publish_record(task) for task in tasks), return_exceptions=True
+        *(publisher.publish_record(task) for task in tasks), return_exceptions=True
     )
     failed = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
     if failed:
@@ -123,16 +133,25 @@ async def _publish(svc: Services, tasks: list[DeliveryTask]) -> None:
 class _Run:
     """One replay call's progress: what it recorded, and why it stopped early, if it did."""
 
-    def __init__(self, svc: Services, target: TriggerTarget) -> None:
-        self.svc, self.target = svc, target
-        self.screens = screens_for(target, svc.masker)
+    def __init__(
+        self,
+        target: TriggerTarget,
+        settings: Settings,
+        sessions: Sessions,
+        committer: GroupCommitter,
+        publisher: Publisher,
+        masker: Masker,
+    ) -> None:
+        self.target, self.settings, self.sessions = target, settings, sessions
+        self.committer, self.publisher = committer, publisher
+        self.screens = screens_for(target, masker)
         self.wait = SandboxWait(time.monotonic() + SANDBOX_WAIT_SECONDS)
         self.results: dict[str, ReplayedExecution] = {}
         self.stopped: str | None = None
         self.recorded = 0
 
     async def chunk(self, execution_ids: list[str]) -> None:
-        stored = await run_in_threadpool(_stored, self.svc, self.target.company_id, execution_ids)
+        stored = await run_in_threadpool(_stored, self.sessions, self.target.company_id, execution_ids)
         ready: list[Replay] = []
         for request in stored:
             try:
@@ -142,7 +161,7 @@ class _Run:
                     request,
                     self.wait,
                     _now(),
-                    jsonpath_cpu_ms=self.svc.settings.jsonpath_cpu_ms,
+                    jsonpath_cpu_ms=self.settings.jsonpath_cpu_ms,
                 )
             except SandboxWaitOver:
                 self.stopped = SANDBOX_BUSY
@@ -161,10 +180,10 @@ class _Run:
                 return
 
     async def _record(self, part: list[Replay]) -> bool:
-        rate = self.svc.settings.replay_rate_per_second
+        rate = self.settings.replay_rate_per_second
         unit = partial(replays.record, replays=part, now=_now(), rate=rate, window=DUE_WINDOW)
         try:
-            recorded = await self.svc.committer.run(unit)
+            recorded = await self.committer.run(unit)
         except Exception as exc:
             if not self.recorded:
                 raise  # nothing recorded yet: the call fails as a whole (an outage answers 503)
@@ -178,13 +197,21 @@ class _Run:
                 status=item.status,
                 due_at=iso_utc(item.due_at),
             )
-        await _publish(self.svc, [item.task for item in recorded if item.publish_now])
+        await _publish(self.publisher, [item.task for item in recorded if item.publish_now])
         return True
 
 
 @router.post("/replay", response_model=ReplayAnswer, response_model_by_alias=True)
-async def replay_webhook(body: ReplayRequest, caller: PoweruserCaller, svc: Svc) -> ReplayAnswer:
-    target, selection = await run_in_threadpool(_select, svc, caller, body)
+async def replay_webhook(
+    body: ReplayRequest,
+    caller: PoweruserCaller,
+    settings: SettingsDep,
+    sessions: SessionsDep,
+    committer: CommitterDep,
+    publisher: PublisherDep,
+    masker: MaskerDep,
+) -> ReplayAnswer:
+    target, selection = await run_in_threadpool(_select, sessions, caller, body)
     if body.dry_run:
         return ReplayAnswer(
             matched=selection.matched,
@@ -195,8 +222,8 @@ async def replay_webhook(body: ReplayRequest, caller: PoweruserCaller, svc: Svc)
         )
     if not target.is_enabled:
         raise ApiError(400, DISABLED)
-    run = _Run(svc, target)
-    record_rate = svc.settings.replay_record_rate_per_second
+    run = _Run(target, settings, sessions, committer, publisher, masker)
+    record_rate = settings.replay_record_rate_per_second
     for first in range(0, len(selection.chosen), STEP):
         if run.stopped is not None:
             break

@@ -21,9 +21,8 @@ from starlette.concurrency import run_in_threadpool
 
 from core import tracing
 from ingress.webhooks import trigger_dedup, trigger_failures
-from ingress.webhooks.deps import Svc
+from ingress.webhooks.deps import TriggerClientsDep
 from ingress.webhooks.pipeline import Incoming, Refused, Run, process
-from ingress.webhooks.services import Services
 from ingress.webhooks.trigger_auth import (
     TriggerRejected,
     check_key,
@@ -33,6 +32,7 @@ from ingress.webhooks.trigger_auth import (
     refusal,
     webhook_id_from,
 )
+from ingress.webhooks.trigger_clients import TriggerClients
 from ingress.webhooks.trigger_recording import delivery_for, record, record_filtered
 from ingress.webhooks.trigger_screening import screens_for, signature_refusal
 from ingress.webhooks.trigger_tracing import traced
@@ -78,24 +78,24 @@ def _busy(target: TriggerTarget, busy: SandboxBusy) -> JSONResponse:
     return response
 
 
-def _authenticate(svc: Services, webhook_id: str, key: str | None) -> TriggerTarget:
+def _authenticate(svc: TriggerClients, webhook_id: str, key: str | None) -> TriggerTarget:
     target = check_target(svc.trigger_targets.get(webhook_id, lambda found: _load_target(svc, found)))
     check_key(target, key, lambda key_id: _key_owner(svc, key_id))
     return target
 
 
 # Plain connections, not ORM sessions: one read of columns each.
-def _load_target(svc: Services, webhook_id: str) -> TriggerTarget | None:
+def _load_target(svc: TriggerClients, webhook_id: str) -> TriggerTarget | None:
     with svc.engine.connect() as connection:
         return deliveries.load_target(connection, webhook_id)
 
 
-def _key_owner(svc: Services, key_id: str) -> str | None:
+def _key_owner(svc: TriggerClients, key_id: str) -> str | None:
     with svc.engine.connect() as connection:
         return deliveries.key_owner(connection, key_id)
 
 
-async def trigger_webhook(request: Request, svc: Svc) -> JSONResponse:
+async def trigger_webhook(request: Request, svc: TriggerClientsDep) -> JSONResponse:
     started_ns = now_ns()
     query = dict(request.query_params)
     headers = _headers(request)

@@ -26,7 +26,7 @@ from starlette.concurrency import run_in_threadpool
 
 from core.signatures import provider_delivery_id
 from core.webhooks import dedup as rules
-from ingress.webhooks.services import Services
+from ingress.webhooks.trigger_clients import TriggerClients
 from ingress.webhooks.trigger_screening import INLINE_BYTES
 from schemas.deliveries import DeliveryTask, DuplicateWebhookResponse, ExecuteWebhookResponse
 from schemas.verification import VerificationConfig
@@ -56,7 +56,7 @@ def _bad_key(target: TriggerTarget, message: str) -> JSONResponse:
 
 
 async def screen(
-    svc: Services,
+    svc: TriggerClients,
     target: TriggerTarget,
     request: Request,
     headers: dict[str, str],
@@ -97,7 +97,7 @@ async def _key(
     return provider_delivery_id(verification, request.headers, raw)
 
 
-def _lookup(svc: Services, claim: Claim) -> str | None:
+def _lookup(svc: TriggerClients, claim: Claim) -> str | None:
     with svc.engine.connect() as connection:
         return dedup.lookup(connection, claim)
 

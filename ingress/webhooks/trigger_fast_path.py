@@ -21,8 +21,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ingress.errors import BodyTooLarge, error_response
 from ingress.webhooks import trigger_failures
-from ingress.webhooks.services import Services
 from ingress.webhooks.trigger import TRIGGER_METHODS, TRIGGER_PATH, trigger_webhook
+from ingress.webhooks.trigger_clients import TriggerClients
 
 
 @dataclass(frozen=True)
@@ -36,9 +36,9 @@ _TRIGGER_ROUTE = _Route(TRIGGER_PATH)
 
 
 class TriggerFastPath:
-    def __init__(self, app: ASGIApp, *, services: Callable[[], Services]) -> None:
+    def __init__(self, app: ASGIApp, *, clients: Callable[[], TriggerClients]) -> None:
         self.app = app
-        self.services = services
+        self.clients = clients
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] != TRIGGER_PATH or scope["method"] not in TRIGGER_METHODS:
@@ -47,7 +47,7 @@ class TriggerFastPath:
         scope["route"] = _TRIGGER_ROUTE
         request = Request(scope, receive)
         try:
-            response = await trigger_webhook(request, self.services())
+            response = await trigger_webhook(request, self.clients())
         except BodyTooLarge as error:  # a body without Content-Length that passed the request limit
             response = error_response(error.status_code, [str(error.detail)])
         except ClientDisconnect:

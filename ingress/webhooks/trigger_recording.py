@@ -17,7 +17,7 @@ from core.signatures import secret_headers
 from core.tracing import TraceContext
 from ingress.webhooks import trigger_dedup, trigger_failures
 from ingress.webhooks.pipeline import Incoming, Processed, delivery_of
-from ingress.webhooks.services import Services
+from ingress.webhooks.trigger_clients import TriggerClients
 from ingress.webhooks.trigger_screening import FILTERED_MESSAGE, TOO_COSTLY_MESSAGE
 from schemas.deliveries import DeliveryTask, FilteredWebhookResponse
 from schemas.webhooks import StoredWebhookConfig
@@ -63,7 +63,7 @@ def delivery_for(
     )
 
 
-async def record(svc: Services, delivery: Delivery, claim: Claim | None) -> DeliveryTask | JSONResponse:
+async def record(svc: TriggerClients, delivery: Delivery, claim: Claim | None) -> DeliveryTask | JSONResponse:
     """The history entry (and its deduplication key's claim), written by the group commit; the trigger's
     answer when that failed or another delivery claimed the key first."""
     try:
@@ -77,7 +77,7 @@ async def record(svc: Services, delivery: Delivery, claim: Claim | None) -> Deli
         )
 
 
-async def record_filtered(svc: Services, delivery: Delivery, claim: Claim | None) -> JSONResponse:
+async def record_filtered(svc: TriggerClients, delivery: Delivery, claim: Claim | None) -> JSONResponse:
     """A delivery the filter dropped: its FILTERED entry joins the next group commit; nothing is queued."""
     recorded = await record(svc, delivery, claim)
     if isinstance(recorded, JSONResponse):

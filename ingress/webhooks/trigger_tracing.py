@@ -6,13 +6,13 @@ from __future__ import annotations
 from fastapi.responses import JSONResponse
 
 from core.tracing import TraceContext
-from ingress.webhooks.services import Services
+from ingress.webhooks.trigger_clients import TriggerClients
 from sinks.db.webhooks.deliveries import Delivery
 from sinks.telemetry import now_ns
 
 
 def traced(
-    svc: Services,
+    svc: TriggerClients,
     response: JSONResponse,
     delivery: Delivery,
     trace: TraceContext,

@@ -1,6 +1,6 @@
 """Each route declares the clients it uses: the ingress's routes, walked through FastAPI's own dependency
-tree, reach the transitional bag of the trigger's clients only from the trigger and the replay, and read
-from ``app.state`` only what the dependencies name."""
+tree, reach the trigger's bundle of clients only from the trigger (served outside dependency injection), and
+read from ``app.state`` only what the dependencies name."""
 
 from __future__ import annotations
 
@@ -43,10 +43,12 @@ def _routes() -> dict[str, set[Callable[..., Any]]]:
     return routes
 
 
-def test_only_the_trigger_and_the_replay_take_the_trigger_services() -> None:
+def test_only_the_trigger_and_the_replay_take_the_trigger_clients() -> None:
     routes = _routes()
-    takers = {path for path, calls in routes.items() if webhook_deps.get_trigger_services in calls}
-    assert takers == {TRIGGER_PATH, REPLAY_PATH}
+    takers = {path for path, calls in routes.items() if webhook_deps.get_trigger_clients in calls}
+    assert takers == {TRIGGER_PATH}
+    replay = routes[REPLAY_PATH]
+    assert {deps.get_sessions, deps.get_publisher, deps.get_committer, deps.get_masker} <= replay
 
 
 def test_a_route_gets_a_client_only_through_the_dependency_that_names_it() -> None:

@@ -1,7 +1,8 @@
-"""The clients the trigger and the replay take as one object.
+"""The clients the public trigger uses, as one object built at start.
 
-Transitional: every other route declares each client it uses (``ingress/deps.py``); the trigger's and the
-replay's modules take this one until they move to the same narrow dependencies."""
+The trigger is served ahead of FastAPI's router (``trigger_fast_path.py``), outside dependency injection, so
+it takes what it uses in one object instead of one dependency per client; every other route declares each
+client it uses (``ingress/deps.py``)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from sinks.telemetry import Spans
 
 
 @dataclass(frozen=True)
-class Services:
+class TriggerClients:
     settings: Settings
     engine: Engine
     sessions: sessionmaker[Session]
