@@ -162,8 +162,8 @@ WORKER_PATCHES: tuple[Patch, ...] = (
         attribute="highwater",
         replacement=_highwater_of_assigned,
         why=(
-            "a partition revoked by a subscription change (a renewal of the embedded broker) while its fetched "
-            "records were handed out made aiokafka's highwater assert and crashed the worker's fetcher"
+            "a partition revoked by a subscription change (a renewal of the embedded broker) while its "
+            "fetched records were handed out made aiokafka's highwater assert and crashed the worker's fetcher"
         ),
     ),
     Patch(
