@@ -163,7 +163,7 @@ WORKER_PATCHES: tuple[Patch, ...] = (
         replacement=_highwater_of_assigned,
         why=(
             "a partition revoked by a subscription change (a renewal of the embedded broker) while its "
-            "fetched records were handed out made aiokafka's highwater assert and crashed the worker's fetcher"
+            "fetched records were handed out crashed the worker's fetcher on an assertion of aiokafka"
         ),
     ),
     Patch(
