@@ -30,31 +30,6 @@ class BrokerProfile(StrEnum):
     KAFKA = "kafka"  # Apache Kafka and compatible brokers, which answer a fetch as soon as a record arrives
 
 
-# The client tuning each profile stands for. A setting given explicitly wins over its profile's value.
-# Tansu holds an empty fetch for the whole wait, so the idle wait is short and busy streams poll quicker;
-# Kafka answers a waiting fetch the moment a record arrives, so a long wait costs no latency and no idle CPU.
-BROKER_PROFILES: dict[BrokerProfile, dict[str, int | float]] = {
-    BrokerProfile.EMBEDDED: {
-        "kafka_fetch_max_wait_ms": 20,
-        "kafka_fetch_busy_wait_ms": 2,
-        "kafka_fetch_busy_seconds": 2.0,
-        "kafka_fetch_loaded_wait_ms": 20,
-        "kafka_fetch_quiet_wait_ms": 500,
-        "kafka_fetch_quiet_after_seconds": 10.0,
-        "kafka_batch_pace_ms": 5,
-    },
-    BrokerProfile.KAFKA: {
-        "kafka_fetch_max_wait_ms": 500,
-        "kafka_fetch_busy_wait_ms": 500,
-        "kafka_fetch_busy_seconds": 0.0,
-        "kafka_fetch_loaded_wait_ms": 500,
-        "kafka_fetch_quiet_wait_ms": 500,
-        "kafka_fetch_quiet_after_seconds": 0.0,
-        "kafka_batch_pace_ms": 5,
-    },
-}
-
-
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SVC_", frozen=True, extra="ignore")
 
@@ -66,24 +41,13 @@ class Settings(BaseSettings):
     kafka_bootstrap: str | None = None
     broker_port: int = Field(9092, ge=0, le=65535)
     kafka_idempotence: bool = False
-    # The Kafka client tuning below: each unset one takes its value from this profile (BROKER_PROFILES).
+    # The Kafka client tuning (fetch waits, the producer's pace) is this profile's
+    # (sinks/embedded_broker/profile.py); only the idle fetch wait can be set, unset: the profile's.
     broker_profile: BrokerProfile = BrokerProfile.EMBEDDED
-    kafka_fetch_max_wait_ms: int = Field(20, ge=1, le=1500)
+    kafka_fetch_max_wait_ms: int | None = Field(None, ge=1, le=1500)
     # How long the broker waits for a worker's heartbeat (one a second) before it gives the worker's
     # partitions to the others. The embedded broker also holds a new group's first join for half of it.
     kafka_session_timeout_seconds: float = Field(10.0, ge=3, le=300)
-    # While records keep arriving, fetches wait this long instead (sinks/embedded_broker/fetch_wait.py).
-    kafka_fetch_busy_wait_ms: int = Field(2, ge=1, le=1500)
-    kafka_fetch_busy_seconds: float = Field(2.0, ge=0, le=60)
-    # After a fetch that brought a heavy stream's records, fetches wait this long (fewer, fuller fetches).
-    kafka_fetch_loaded_wait_ms: int = Field(20, ge=1, le=1500)
-    # After this long without a record, fetches wait kafka_fetch_quiet_wait_ms: an idle stack stops polling
-    # 50 times a second, and the first record after the silence is seen up to that much later.
-    kafka_fetch_quiet_wait_ms: int = Field(500, ge=1, le=1500)
-    kafka_fetch_quiet_after_seconds: float = Field(10.0, ge=0, le=3600)
-    # Sends to the webhook delivery topic are at least this far apart (sinks/embedded_broker/client.py): a
-    # stream leaves in few, full batches; a lone record goes at once. 0 sends every record at once.
-    kafka_batch_pace_ms: int = Field(5, ge=0, le=1000)
     warehouse: str | None = None
     secret_key: str = DEV_SECRET_KEY
     # Unset: <data dir>/objects. A directory, or s3://bucket/prefix (credentials from the AWS chain).
@@ -273,18 +237,6 @@ class Settings(BaseSettings):
     # traces endpoint is set (for example http://collector:4318/v1/traces). Unset: no exporter is loaded.
     otlp_endpoint: str | None = Field(None, pattern=r"^https?://[^\s]+$")
     otlp_timeout_seconds: float = Field(5.0, gt=0, le=60)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _broker_tuning(cls, data: object) -> object:
-        """The broker profile's tuning for every setting of it not given explicitly."""
-        if not isinstance(data, dict):
-            return data
-        try:
-            profile = BrokerProfile(str(data.get("broker_profile", BrokerProfile.EMBEDDED)).lower())
-        except ValueError:
-            return data  # the field's own validation names the bad value
-        return {**BROKER_PROFILES[profile], **data}
 
     @field_validator("broker_started_at")
     @classmethod

@@ -20,6 +20,7 @@ from schemas.settings import Settings
 from schemas.topics import ALL_TOPICS, generation_topic
 from sinks.embedded_broker.client import PACED_TOPICS, BatchPacer, StickyPartitioner
 from sinks.embedded_broker.generations import GenerationSignal
+from sinks.embedded_broker.profile import tuning_of
 from sinks.exceptions import BrokerAway, BrokerUnavailable
 
 log = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ class Publisher:
         self._timeout = timeout_seconds
         self.signal = signal or GenerationSignal.open(settings.embedded_broker_signal_file)
         self._producer: AIOKafkaProducer | None = None
-        self._pacers = {name: BatchPacer(settings.kafka_batch_pace_ms / 1000) for name in PACED_TOPICS}
+        self._pacers = {name: BatchPacer(tuning_of(settings).batch_pace_ms / 1000) for name in PACED_TOPICS}
         # Every topic this producer sent to: its metadata refreshes name them, so a renewal's retired
         # generation is dropped from the list (the embedded broker creates a topic a metadata request names).
         self._topics: set[str] = set()

@@ -10,6 +10,7 @@ from schemas.settings import Settings
 from schemas.topics import ANALYTICS_JOBS
 from sinks.embedded_broker.consumer_topics import follow_generations, signal_of, topic_names
 from sinks.embedded_broker.fetch_wait import FetchWait
+from sinks.embedded_broker.profile import tuning_of
 
 Area = Callable[[faust.App, Settings], None]
 
@@ -42,13 +43,14 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = (), app_id: str | 
         producer_linger=0.002,
         stream_wait_empty=True,
     )
+    tuning = tuning_of(settings)
     app.svc_fetch_wait = FetchWait(  # type: ignore[attr-defined]
-        idle_ms=settings.kafka_fetch_max_wait_ms,
-        busy_ms=min(settings.kafka_fetch_busy_wait_ms, settings.kafka_fetch_max_wait_ms),
-        busy_seconds=settings.kafka_fetch_busy_seconds,
-        loaded_ms=min(settings.kafka_fetch_loaded_wait_ms, settings.kafka_fetch_max_wait_ms),
-        quiet_ms=max(settings.kafka_fetch_quiet_wait_ms, settings.kafka_fetch_max_wait_ms),
-        quiet_after_seconds=settings.kafka_fetch_quiet_after_seconds,
+        idle_ms=tuning.idle_wait_ms,
+        busy_ms=tuning.busy_wait_ms,
+        busy_seconds=tuning.busy_seconds,
+        loaded_ms=tuning.loaded_wait_ms,
+        quiet_ms=tuning.quiet_wait_ms,
+        quiet_after_seconds=tuning.quiet_after_seconds,
         interactive=frozenset({settings.topic(ANALYTICS_JOBS)}),
     )
     signal = signal_of(settings)

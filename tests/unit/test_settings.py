@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from schemas.settings import BROKER_PROFILES, DEV_SECRET_KEY, BrokerProfile, Settings
+from schemas.settings import DEV_SECRET_KEY, BrokerProfile, Settings
+from sinks.embedded_broker.profile import TUNING, tuning_of
 
 pytestmark = pytest.mark.unit
 
@@ -126,47 +127,29 @@ def test_the_delivery_topic_has_its_own_partition_count() -> None:
     assert [settings.partitions(name) for name in ("webhook.results", "table.appends")] == [3, 3]
 
 
-_TUNING = (
-    "SVC_BROKER_PROFILE",
-    "SVC_KAFKA_FETCH_MAX_WAIT_MS",
-    "SVC_KAFKA_FETCH_BUSY_WAIT_MS",
-    "SVC_KAFKA_FETCH_BUSY_SECONDS",
-    "SVC_KAFKA_FETCH_LOADED_WAIT_MS",
-    "SVC_KAFKA_BATCH_PACE_MS",
-)
-
-
-def _tuning(settings: Settings) -> dict[str, int | float]:
-    return {name: getattr(settings, name) for name in BROKER_PROFILES[BrokerProfile.EMBEDDED]}
-
-
-@pytest.mark.parametrize("profile", list(BrokerProfile))
-def test_a_broker_profile_sets_every_tuning_setting(
-    monkeypatch: pytest.MonkeyPatch, profile: BrokerProfile
-) -> None:
-    for name in _TUNING:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("SVC_BROKER_PROFILE", profile.value)
-    assert _tuning(Settings()) == BROKER_PROFILES[profile]
-    assert _tuning(Settings(broker_profile=profile)) == BROKER_PROFILES[profile]
-
-
-def test_the_embedded_profile_is_the_default_and_explicit_settings_win(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    for name in _TUNING:
-        monkeypatch.delenv(name, raising=False)
+def test_a_broker_profile_gives_the_client_tuning(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SVC_KAFKA_FETCH_MAX_WAIT_MS", raising=False)
+    for profile in BrokerProfile:
+        monkeypatch.setenv("SVC_BROKER_PROFILE", profile.value)
+        assert tuning_of(Settings()) == TUNING[profile]
+    monkeypatch.delenv("SVC_BROKER_PROFILE")
     assert Settings().broker_profile is BrokerProfile.EMBEDDED
-    assert Settings().kafka_fetch_max_wait_ms == 20
-    monkeypatch.setenv("SVC_BROKER_PROFILE", "kafka")
-    monkeypatch.setenv("SVC_KAFKA_FETCH_MAX_WAIT_MS", "100")
-    settings = Settings()
-    assert settings.kafka_fetch_max_wait_ms == 100
-    assert (
-        settings.kafka_fetch_loaded_wait_ms
-        == BROKER_PROFILES[BrokerProfile.KAFKA]["kafka_fetch_loaded_wait_ms"]
+    assert tuning_of(Settings()).idle_wait_ms == 20
+
+
+def test_a_set_idle_wait_wins_and_bounds_the_waits_of_a_stream() -> None:
+    embedded = tuning_of(Settings(kafka_fetch_max_wait_ms=100))
+    assert (embedded.idle_wait_ms, embedded.busy_wait_ms, embedded.loaded_wait_ms) == (100, 2, 20)
+    assert embedded.quiet_wait_ms == 500
+    short = tuning_of(Settings(broker_profile=BrokerProfile.KAFKA, kafka_fetch_max_wait_ms=50))
+    assert (short.idle_wait_ms, short.busy_wait_ms, short.loaded_wait_ms, short.quiet_wait_ms) == (
+        50,
+        50,
+        50,
+        500,
     )
-    assert Settings(kafka_batch_pace_ms=0).kafka_batch_pace_ms == 0
+    long = tuning_of(Settings(kafka_fetch_max_wait_ms=1000))
+    assert long.quiet_wait_ms == 1000  # the quiet wait is never shorter than the idle one
 
 
 def test_an_unknown_broker_profile_is_refused() -> None:
