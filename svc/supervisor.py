@@ -29,8 +29,7 @@ from aiokafka.errors import KafkaError
 
 from schemas.settings import Settings
 from sinks.embedded_broker import process as broker
-from sinks.embedded_broker.generations import GenerationNotice, Generations
-from sinks.embedded_broker.rotation import RenewalAborted, RenewalTimes, renew
+from sinks.embedded_broker.supervision import BrokerSupervision
 from sinks.embedded_broker.watch import BrokerWatch
 from sinks.kafka_admin import ensure_topics
 from sinks.objectstore import BucketUnavailable, ensure_buckets
@@ -77,19 +76,12 @@ class Supervisor:
         # The environment the workers start with: a broker started again after a crash is noted in it, so the
         # workers started after it publish again at once what was queued before (Settings.queued_grace_at).
         self.worker_env: dict[str, str] | None = None
-        # The embedded broker's topic generations and absence as producers and workers read them
-        # (sinks/embedded_broker/generations.py).
-        self.generations: GenerationNotice | None = None
+        # The embedded broker's signal and renewals (sinks/embedded_broker/supervision.py); None with Kafka.
+        self.embedded: BrokerSupervision | None = None
 
     def _broker_away(self, away: bool) -> None:
-        if self.generations is None:
-            return
-        if away:
-            # A renewal under way stops at its next step; the new broker has the producers' generation only.
-            produce = self.generations.current.produce
-            self.generations.set(Generations(produce, produce, produce, away=True))
-        else:
-            self.generations.set_away(False)
+        if self.embedded is not None:
+            self.embedded.broker_away(away)
 
     def start(
         self,
@@ -252,13 +244,13 @@ def run_up(settings: Settings) -> int:
     watch: BrokerWatch | None = None
     try:
         if settings.embedded_broker:
-            generations = supervisor.generations = GenerationNotice(data_dir / "broker-generations")
+            embedded = supervisor.embedded = BrokerSupervision(data_dir)
             launch_broker = broker.launcher(
                 resolved,
                 broker_port,
                 logs / "broker.log",
                 spawn=children.spawn,
-                generation=lambda: generations.current.produce,
+                generation=embedded.produce_generation,
             )
             try:
                 supervisor.start(
@@ -278,8 +270,9 @@ def run_up(settings: Settings) -> int:
                 return 1
             log.info("topics ready", extra={"topics_created": created})
         _start_roles(supervisor, resolved, counts, listener.fileno())
-        if supervisor.generations is not None:
-            watch = _renewals(resolved, supervisor, supervisor.generations)
+        if supervisor.embedded is not None:
+            (tansu,) = supervisor.of_role("broker")
+            watch = supervisor.embedded.renewal_watch(resolved, lambda: tansu.process)
             watch.start()
         url = f"http://{settings.host}:{port}"
         if not _wait_healthy(url, supervisor.of_role("ingress"), stop, settings.startup_timeout_seconds):
@@ -297,21 +290,6 @@ def run_up(settings: Settings) -> int:
         supervisor.stop_all(settings.shutdown_timeout_seconds)
 
 
-def _renewals(resolved: Settings, supervisor: Supervisor, notice: GenerationNotice) -> BrokerWatch:
-    """The embedded broker's watch, renewing it in its own thread when it grows too long."""
-    (tansu,) = supervisor.of_role("broker")
-    times = RenewalTimes(drain_seconds=resolved.embedded_broker_renew_drain_seconds)
-
-    def renew_now() -> None:
-        try:
-            asyncio.run(renew(resolved, notice, times))
-        except (RenewalAborted, KafkaError, OSError) as exc:
-            # The broker crashed or stopped answering: its restart (or the next check) takes it from here.
-            log.warning("embedded broker renewal stopped", extra={"reason": f"{type(exc).__name__}: {exc}"})
-
-    return BrokerWatch(resolved, lambda: tansu.process, notice, renew_now)
-
-
 def _start_roles(supervisor: Supervisor, resolved: Settings, counts: shape.ProcessCounts, fd: int) -> None:
     env = dict(
         os.environ,
@@ -320,8 +298,8 @@ def _start_roles(supervisor: Supervisor, resolved: Settings, counts: shape.Proce
         SVC_PORT=str(resolved.port),
         SVC_SUPERVISOR_PID=str(os.getpid()),
     )
-    if supervisor.generations is not None:
-        env["SVC_EMBEDDED_BROKER_SIGNAL_FILE"] = str(supervisor.generations.path)
+    if supervisor.embedded is not None:
+        env["SVC_EMBEDDED_BROKER_SIGNAL_FILE"] = str(supervisor.embedded.signal_path)
     supervisor.worker_env = env
     command = [sys.executable, "-m", "svc"]
     for index in range(1, counts.workers + 1):

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from sinks.embedded_broker.generations import GenerationNotice, Generations, GenerationSignal
+from sinks.embedded_broker.generations import Generations, GenerationSignal
+from sinks.embedded_broker.supervision import BrokerSupervision
 from svc.restarts import RestartPolicy
 from svc.supervisor import Supervisor, _Stop
 
@@ -114,8 +115,8 @@ def test_workers_started_after_a_broker_know_when_it_started(supervisor: Supervi
 
 def test_a_crashed_broker_is_away_until_it_is_started_again(supervisor: Supervisor, tmp_path: Path) -> None:
     supervisor.policy = RestartPolicy(first_seconds=0.3)  # a backoff to look inside
-    supervisor.generations = GenerationNotice(tmp_path / "generations")
-    reader = GenerationSignal.open(supervisor.generations.path)
+    supervisor.embedded = BrokerSupervision(tmp_path)
+    reader = GenerationSignal.open(supervisor.embedded.signal_path)
     broker = supervisor.start("broker", "broker", sleeper())
     first = broker.process
     first.kill()
@@ -131,7 +132,8 @@ def test_a_crash_during_a_renewal_leaves_the_producers_generation_only(
 ) -> None:
     """The new broker has the topics of the generation producers write to; a renewal under way stops,
     since the signal no longer says what it wrote."""
-    notice = supervisor.generations = GenerationNotice(tmp_path / "generations")
+    supervisor.embedded = BrokerSupervision(tmp_path)
+    notice = supervisor.embedded.notice
     renewing = Generations(produce=3, read_from=2, read_to=3)
     notice.set(renewing)
     broker = supervisor.start("broker", "broker", sleeper())
