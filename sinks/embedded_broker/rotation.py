@@ -6,8 +6,9 @@ frees its memory (docs/decisions/0001-embedded-broker-renewal.md). No worker sto
    adds N+1's topics to its subscription.
 3. After ``settle_seconds`` (a send that read the signal before the switch has landed by then) one marker
    record goes to each partition of N's worker topics; N is drained once the workers' group has committed
-   past every marker. End offsets cannot say it: the embedded broker reports them wrong after a batched
-   produce, while a single send's offset is right.
+   past every marker, and then past a second round of them (for a send that landed after the settle). End
+   offsets cannot say it: the embedded broker reports them wrong after a batched produce, while a single
+   send's offset is right.
 4. The signal says ``read=N+1``: the workers drop N. Once they have resubscribed, N's topics are deleted
    (a metadata request naming a topic makes the embedded broker create it again, so not sooner).
 
@@ -85,8 +86,17 @@ async def renew(settings: Settings, notice: GenerationNotice, times: RenewalTime
     _switch(notice, before, both)
     log.info("embedded broker renewal: producing to the new generation", extra={"generation": new})
     await asyncio.sleep(times.settle_seconds)
-    markers = await send_markers(settings, old)
-    drained = await wait_committed_past(settings, markers, times.drain_seconds)
+    deadline = time.monotonic() + times.drain_seconds
+    drained = True
+    # Twice: a send that chose the old generation before the switch but reached the broker after the first
+    # markers (a stalled event loop, a slow machine) lies before the second ones, written once the workers
+    # had read past the first.
+    for _ in range(2):
+        markers = await send_markers(settings, old)
+        left = max(1.0, deadline - time.monotonic())
+        if not await wait_committed_past(settings, markers, left):
+            drained = False
+            break
     if not drained:
         log.warning(
             "embedded broker renewal: the workers did not read the old generation to its end in time; "
