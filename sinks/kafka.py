@@ -124,10 +124,11 @@ class Publisher:
         moment (:class:`StickyPartitioner`)."""
         if record.TOPIC is None:
             raise ValueError(f"{record.TYPE} records have no svc topic")
-        topic = self.topic_now(record.TOPIC)
         pacer = self._pacers.get(record.TOPIC)
         if pacer is not None:
             await pacer.wait_turn()
+        # Chosen after the pace's wait: a send never waits out a renewal's switch holding the old generation.
+        topic = self.topic_now(record.TOPIC)
         await self._send(topic, encode(record), key=key, limit_seconds=self._timeout, headers=headers)
 
     async def send(
