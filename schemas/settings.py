@@ -182,6 +182,15 @@ class Settings(BaseSettings):
     upload_expiry_seconds: int = Field(86_400, ge=1)
     query_max_temp_bytes: int = Field(10 * 1000**3, ge=0)
 
+    # Retention (docs/operations.md): how long each kind of record is kept, unless a company's own values
+    # (/svc_poweruser/retention/update) say otherwise; the leader worker's sweep deletes what is past it.
+    history_retention_seconds: int = Field(30 * 86_400, ge=1)
+    runs_retention_seconds: int = Field(90 * 86_400, ge=1)
+    jobs_retention_seconds: int = Field(30 * 86_400, ge=1)
+    retention_sweep_seconds: float = Field(300.0, gt=0, le=86_400)
+    # A trigger's request body over this size is stored in the object store; the database keeps its key.
+    inline_body_bytes: int = Field(64 * 1024, ge=0, le=MAX_BODY_BYTES)
+
     log_level: str = "INFO"
     # The ingress's access log (logger svc.access, at INFO): "all" logs every request; "errors" (default) only
     # 5xx answers and requests slower than access_log_slow_ms, so the trigger's thousands of 202s a second

@@ -192,6 +192,23 @@ class WebhookPayload(Base):
     request_payload: Mapped[str] = mapped_column(Text)
     request_headers: Mapped[str] = mapped_column(Text)
     request_query_params: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # A body over SVC_INLINE_BODY_BYTES lives in the object store under ``body_key`` (``request_payload`` is
+    # then empty); its size and SHA-256 let a reader tell a damaged or missing object from the body.
+    body_key: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    body_bytes: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    body_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+class CompanyRetention(Base):
+    """A company's own retention, in seconds, per kind of record; NULL: the service's setting."""
+
+    __tablename__ = "company_retention"
+
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), primary_key=True)
+    history_seconds: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    runs_seconds: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    jobs_seconds: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class WebhookExecution(Base):
