@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from prometheus_client import CollectorRegistry
 
-from ingress import errors, health, identity
+from ingress import errors, health, identity, retention
 from ingress.analytics import calls, intake, job_results, jobs, loads, table_admin, table_maintenance
 from ingress.analytics.inline_queries import InlineQueries
 from ingress.auth_throttle import AuthThrottle
@@ -138,6 +138,7 @@ def create_app(settings: Settings) -> FastAPI:
     errors.install(app)
     app.include_router(health.router)
     app.include_router(identity.router)
+    app.include_router(retention.router)
     app.include_router(manage.router)
     app.include_router(replay.router)
     app.include_router(webhook_trigger.router)

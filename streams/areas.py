@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from streams import retention
 from streams.analytics import jobs, maintenance, tables, uploads
 from streams.app import Area
 from streams.scheduled import scheduler
@@ -14,4 +15,5 @@ AREAS: list[Area] = [
     jobs.register,
     uploads.register,
     maintenance.register,
+    retention.register,
 ]

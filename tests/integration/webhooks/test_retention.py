@@ -1,0 +1,198 @@
+"""Retention of execution history (issue 43): the retention API of a company admin, and the leader's sweep
+deleting whole deliveries past the company's retention, with their payloads and replay records, while the
+history's totals stay exact and what is gone answers as gone (not in the history, ``notFound`` to /replay)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import func, select
+
+from schemas.settings import Settings
+from schemas.webhooks import ExecutionStatus
+from sinks.db.models import WebhookExecution, WebhookPayload, WebhookReplay
+from sinks.db.webhooks import executions
+from streams.retention import RetentionSweeper, Swept
+from tests.integration.webhooks.conftest import World
+
+pytestmark = pytest.mark.integration
+
+RETENTION = "/svc_poweruser/retention"
+NOW = datetime.now(UTC)
+
+
+def retention_call(world: World, key: str, operation: str, body: dict[str, object]) -> tuple[int, dict]:
+    answer = world.api.client.post(f"{RETENTION}/{operation}", headers={"Authorization": key}, json=body)
+    return answer.status_code, answer.json()
+
+
+def seed(
+    world: World,
+    webhook_id: str,
+    execution_id: str,
+    received: datetime,
+    status: ExecutionStatus,
+    *,
+    company_id: str | None = None,
+    attempts: int = 1,
+    payload_id: str | None = None,
+) -> str:
+    """One delivery of ``attempts`` attempts (the last in ``status``, the others FAILED); its payload id."""
+    company = company_id or world.company_id
+    with world.db.sessions.begin() as session:
+        if payload_id is None:
+            payload_id = executions.store_payload(
+                session, company, webhook_id, json.dumps({"id": execution_id}), "{}"
+            )
+        for attempt in range(1, attempts + 1):
+            entry = executions.add_entry(
+                session,
+                WebhookExecution(
+                    execution_id=execution_id,
+                    webhook_id=webhook_id,
+                    company_id=company,
+                    payload_id=payload_id,
+                    attempt_number=attempt,
+                    status=ExecutionStatus.QUEUED.value,
+                    queued_at=received + timedelta(minutes=attempt - 1),
+                    webhook_name="orders",
+                    http_method="POST",
+                    transform_type="JSONPATH",
+                ),
+            )
+            final = status if attempt == attempts else ExecutionStatus.FAILED
+            executions.set_status(session, entry, final)
+    return payload_id
+
+
+def sweep(settings: Settings, now: datetime, **retention: int) -> Swept:
+    async def run() -> Swept:
+        sweeper = RetentionSweeper(settings.model_copy(update=retention))
+        sweeper.committer.start()
+        try:
+            return await sweeper.sweep(now)
+        finally:
+            sweeper.committer.stop()
+            sweeper.engine.dispose()
+
+    return asyncio.run(run())
+
+
+def history(world: World, webhook_id: str, status: str | None = None) -> dict:
+    body: dict[str, object] = {"webhookId": webhook_id, "size": 100}
+    if status:
+        body["status"] = status
+    return world.api.ok(world.owner, "get-execution-history", body)
+
+
+def ids_in(page: dict) -> set[str]:
+    return {entry["executionId"] for entry in page["history"]}
+
+
+def test_a_company_admin_reads_and_sets_its_retention_and_no_other_company_changes(
+    world: World, kafka_settings: Settings
+) -> None:
+    admin, outsider = world.admin.key, world.outsider.key
+    defaults = {
+        "historySeconds": kafka_settings.history_retention_seconds,
+        "runsSeconds": kafka_settings.runs_retention_seconds,
+        "jobsSeconds": kafka_settings.jobs_retention_seconds,
+    }
+    assert retention_call(world, admin, "get", {}) == (200, defaults)
+    assert defaults == {"historySeconds": 30 * 86400, "runsSeconds": 90 * 86400, "jobsSeconds": 30 * 86400}
+
+    status, answer = retention_call(world, admin, "update", {"historySeconds": 3600, "jobsSeconds": 7200})
+    assert status == 200
+    assert answer == {**defaults, "historySeconds": 3600, "jobsSeconds": 7200}
+    assert retention_call(world, admin, "get", {})[1] == answer
+    assert retention_call(world, outsider, "get", {}) == (200, defaults)
+
+    # An omitted field keeps its value; null goes back to the service's.
+    status, answer = retention_call(world, admin, "update", {"jobsSeconds": None})
+    assert (status, answer) == (200, {**defaults, "historySeconds": 3600})
+
+    for bad in ({"historySeconds": 3599}, {"runsSeconds": 10 * 365 * 86400 + 1}, {}, {"days": 3}):
+        status, answer = retention_call(world, admin, "update", bad)
+        assert status == 400, bad
+        assert answer["errors"], bad
+    assert retention_call(world, admin, "get", {})[1] == {**defaults, "historySeconds": 3600}
+
+    status, answer = retention_call(world, world.alice.key, "update", {"historySeconds": 3600})
+    assert status == 403 and answer["errors"]
+    assert retention_call(world, world.alice.key, "get", {})[0] == 403
+    assert retention_call(world, "not-a-key", "get", {})[0] == 401
+
+
+def test_deliveries_past_the_retention_are_gone_whole_and_the_totals_stay_exact(
+    world: World, kafka_settings: Settings
+) -> None:
+    webhook_id = world.api.create(world.owner)["webhook"]["id"]
+    old = NOW - timedelta(hours=3)
+    seed(world, webhook_id, "a" * 32, old, ExecutionStatus.SUCCESS)
+    seed(world, webhook_id, "b" * 32, old + timedelta(seconds=1), ExecutionStatus.FAILED, attempts=3)
+    # Still in flight: kept whatever its age, so its worker finds it.
+    seed(world, webhook_id, "c" * 32, old, ExecutionStatus.QUEUED, attempts=2)
+    shared = seed(world, webhook_id, "d" * 32, old, ExecutionStatus.FAILED)
+    # A recent replay of d shares d's payload: d goes, the payload stays for the replay.
+    seed(world, webhook_id, "e" * 32, NOW - timedelta(minutes=5), ExecutionStatus.SUCCESS, payload_id=shared)
+    with world.db.sessions.begin() as session:
+        session.add(
+            WebhookReplay(
+                execution_id="e" * 32,
+                company_id=world.company_id,
+                webhook_id=webhook_id,
+                original_execution_id="d" * 32,
+            )
+        )
+    seed(world, webhook_id, "f" * 32, NOW - timedelta(minutes=30), ExecutionStatus.FILTERED)
+    before = history(world, webhook_id)
+    assert before["totalElements"] == 1 + 3 + 2 + 1 + 1 + 1
+
+    swept = sweep(kafka_settings, NOW, history_retention_seconds=3600)
+    assert (swept.executions, swept.entries, swept.payloads) == (3, 5, 2)
+
+    after = history(world, webhook_id)
+    assert ids_in(after) == {"c" * 32, "e" * 32, "f" * 32}
+    assert after["totalElements"] == len(after["history"]) == 2 + 1 + 1
+    failed = history(world, webhook_id, "FAILED")
+    assert failed["totalElements"] == len(failed["history"]) == 1  # c's first attempt
+    replayed = [entry for entry in after["history"] if entry["executionId"] == "e" * 32]
+    assert replayed[0]["executionDetails"]["requestPayload"] == json.dumps({"id": "d" * 32})
+    with world.db.sessions() as session:
+        payloads = session.scalar(select(func.count()).select_from(WebhookPayload))
+        assert payloads == 3  # c's, d's (shared with e), f's
+        assert session.scalar(select(func.count()).select_from(WebhookReplay)) == 1
+
+    answer = world.api.ok(
+        world.owner, "replay", {"webhookId": webhook_id, "executionIds": ["a" * 32, "f" * 32], "dryRun": True}
+    )
+    assert answer["notFound"] == ["a" * 32]
+    assert answer["matched"] == 1
+
+    # The replay is past the retention in its turn: its replay record and the shared payload go with it.
+    swept = sweep(kafka_settings, NOW + timedelta(hours=2), history_retention_seconds=3600)
+    assert (swept.executions, swept.payloads) == (2, 2)  # e and f; c is still in flight
+    with world.db.sessions() as session:
+        assert session.scalar(select(func.count()).select_from(WebhookReplay)) == 0
+    assert ids_in(history(world, webhook_id)) == {"c" * 32}
+    assert sweep(kafka_settings, NOW + timedelta(hours=2), history_retention_seconds=3600).executions == 0
+
+
+def test_a_company_value_applies_to_its_own_records_only(world: World, kafka_settings: Settings) -> None:
+    ours = world.api.create(world.owner)["webhook"]["id"]
+    theirs = world.api.ok(world.outsider, "create", {"webhookConfig": {"name": "theirs"}})["webhook"]
+    two_hours_ago = NOW - timedelta(hours=2)
+    seed(world, ours, "1" * 32, two_hours_ago, ExecutionStatus.SUCCESS)
+    their_company = theirs["companyId"]
+    seed(world, theirs["id"], "2" * 32, two_hours_ago, ExecutionStatus.SUCCESS, company_id=their_company)
+
+    status, _ = retention_call(world, world.admin.key, "update", {"historySeconds": 3600})
+    assert status == 200
+    swept = sweep(kafka_settings, NOW)  # the service keeps 30 days
+    assert swept.executions == 1
+    assert ids_in(history(world, ours)) == set()
+    their_history = world.api.ok(world.outsider, "get-execution-history", {"webhookId": theirs["id"]})
+    assert ids_in(their_history) == {"2" * 32}
