@@ -4,9 +4,10 @@ history's totals stay exact and what is gone answers as gone (not in the history
 
 from __future__ import annotations
 
-import asyncio
 import json
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select
@@ -15,7 +16,7 @@ from schemas.settings import Settings
 from schemas.webhooks import ExecutionStatus
 from sinks.db.models import WebhookExecution, WebhookPayload, WebhookReplay
 from sinks.db.webhooks import executions
-from streams.retention import RetentionSweeper, Swept
+from tests.fixtures.retention import sweep
 from tests.integration.webhooks.conftest import World
 
 pytestmark = pytest.mark.integration
@@ -24,7 +25,9 @@ RETENTION = "/svc_poweruser/retention"
 NOW = datetime.now(UTC)
 
 
-def retention_call(world: World, key: str, operation: str, body: dict[str, object]) -> tuple[int, dict]:
+def retention_call(
+    world: World, key: str, operation: str, body: Mapping[str, object]
+) -> tuple[int, dict[str, Any]]:
     answer = world.api.client.post(f"{RETENTION}/{operation}", headers={"Authorization": key}, json=body)
     return answer.status_code, answer.json()
 
@@ -68,27 +71,14 @@ def seed(
     return payload_id
 
 
-def sweep(settings: Settings, now: datetime, **retention: int) -> Swept:
-    async def run() -> Swept:
-        sweeper = RetentionSweeper(settings.model_copy(update=retention))
-        sweeper.committer.start()
-        try:
-            return await sweeper.sweep(now)
-        finally:
-            sweeper.committer.stop()
-            sweeper.engine.dispose()
-
-    return asyncio.run(run())
-
-
-def history(world: World, webhook_id: str, status: str | None = None) -> dict:
+def history(world: World, webhook_id: str, status: str | None = None) -> dict[str, Any]:
     body: dict[str, object] = {"webhookId": webhook_id, "size": 100}
     if status:
         body["status"] = status
     return world.api.ok(world.owner, "get-execution-history", body)
 
 
-def ids_in(page: dict) -> set[str]:
+def ids_in(page: dict[str, Any]) -> set[str]:
     return {entry["executionId"] for entry in page["history"]}
 
 
