@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import cast
 
 from sqlalchemy import Table, delete, exists, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from schemas.webhooks import ExecutionStatus
 from sinks.db.models import Webhook, WebhookExecution, WebhookPayload, WebhookReplay
@@ -44,7 +44,11 @@ def delete_expired(
 ) -> Deleted:
     """Up to ``limit`` of the webhook's deliveries received before ``cutoff``, oldest first, with everything
     that is theirs alone. The scan walks the history index: it costs what it finds, not the table's size."""
-    candidates = list(
+    later = aliased(_ENTRIES)
+    in_flight = exists().where(
+        later.c.execution_id == _ENTRIES.c.execution_id, later.c.status.in_(_IN_FLIGHT)
+    )
+    done = list(
         session.scalars(
             select(_ENTRIES.c.execution_id)
             .where(
@@ -52,21 +56,12 @@ def delete_expired(
                 _ENTRIES.c.webhook_id == webhook_id,
                 _ENTRIES.c.queued_at < cutoff,
                 _ENTRIES.c.attempt_number == 1,
+                ~in_flight,
             )
             .order_by(_ENTRIES.c.queued_at)
             .limit(limit)
         )
     )
-    if not candidates:
-        return Deleted()
-    busy = set(
-        session.scalars(
-            select(_ENTRIES.c.execution_id).where(
-                _ENTRIES.c.execution_id.in_(candidates), _ENTRIES.c.status.in_(_IN_FLIGHT)
-            )
-        )
-    )
-    done = [execution_id for execution_id in candidates if execution_id not in busy]
     if not done:
         return Deleted()
     return _delete(session, company_id, done)

@@ -186,3 +186,20 @@ def test_a_company_value_applies_to_its_own_records_only(world: World, kafka_set
     assert ids_in(history(world, ours)) == set()
     their_history = world.api.ok(world.outsider, "get-execution-history", {"webhookId": theirs["id"]})
     assert ids_in(their_history) == {"2" * 32}
+
+
+def test_a_backlog_past_several_batches_goes_in_one_round_whatever_is_still_in_flight(
+    world: World, kafka_settings: Settings
+) -> None:
+    webhook_id = world.api.create(world.owner)["webhook"]["id"]
+    old = NOW - timedelta(days=2)
+    # More deliveries still in flight than a batch holds, all older than the ones to delete.
+    for n in range(300):
+        seed(world, webhook_id, f"a{n:031x}", old + timedelta(seconds=n), ExecutionStatus.QUEUED)
+    for n in range(600):
+        seed(world, webhook_id, f"b{n:031x}", old + timedelta(hours=1, seconds=n), ExecutionStatus.SUCCESS)
+    swept = sweep(kafka_settings, NOW, history_retention_seconds=3600)
+    assert swept.executions == 600
+    page = history(world, webhook_id)
+    assert page["totalElements"] == 300
+    assert all(entry["executionId"].startswith("a") for entry in page["history"])
