@@ -5,8 +5,10 @@ history's totals stay exact and what is gone answers as gone (not in the history
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,8 +18,12 @@ from schemas.settings import Settings
 from schemas.webhooks import ExecutionStatus
 from sinks.db.models import WebhookExecution, WebhookPayload, WebhookReplay
 from sinks.db.webhooks import executions
+from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.retention import sweep
+from tests.fixtures.stack import Ingress
+from tests.fixtures.worker import Worker
 from tests.integration.webhooks.conftest import World
+from tests.integration.webhooks.delivery_helpers import TRIGGER, register_handler, tool_webhook
 
 pytestmark = pytest.mark.integration
 
@@ -203,3 +209,35 @@ def test_a_backlog_past_several_batches_goes_in_one_round_whatever_is_still_in_f
     page = history(world, webhook_id)
     assert page["totalElements"] == 300
     assert all(entry["executionId"].startswith("a") for entry in page["history"])
+
+
+class ShortRetentionWorker(Worker):
+    """A worker whose service keeps history for two seconds and sweeps every second."""
+
+    def env(self) -> dict[str, str]:
+        return {**super().env(), "SVC_HISTORY_RETENTION_SECONDS": "2", "SVC_RETENTION_SWEEP_SECONDS": "1"}
+
+
+def test_the_leader_worker_sweeps_on_its_own_with_the_settings_retention(
+    world: World, ingress: Ingress, kafka_settings: Settings, handler: RecordingHandler, tmp_path: Path
+) -> None:
+    webhook_id, key = tool_webhook(world, register_handler(world, handler))
+    worker = ShortRetentionWorker(kafka_settings, tmp_path / "worker.log")
+    worker.start()
+    try:
+        answer = ingress.client.post(
+            TRIGGER,
+            params={"resourceId": webhook_id},
+            headers={"Authorization": key},
+            json={"order": {"id": 1}},
+        )
+        assert answer.status_code == 202, answer.text
+        deadline = time.monotonic() + 60
+        while not handler.calls or history(world, webhook_id)["totalElements"]:
+            assert time.monotonic() < deadline, history(world, webhook_id)
+            time.sleep(0.2)
+    finally:
+        worker.stop()
+    assert len(handler.calls) == 1
+    with world.db.sessions() as session:
+        assert session.scalar(select(func.count()).select_from(WebhookPayload)) == 0
