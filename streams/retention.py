@@ -1,10 +1,12 @@
 """The retention sweep: every ``SVC_RETENTION_SWEEP_SECONDS`` the leader worker deletes what is past each
 company's retention (docs/operations.md#retention).
 
-Each batch is one small unit of the sweep's group committer, so the metadata database's write lock is never
-held longer than a group commit holds it, and the live traffic's commits go on between two batches. A round
-deletes at most ``ROUND_BATCHES`` batches per kind and record owner; what is left goes at the next round.
-Bodies stored by reference are deleted from the object store once the rows naming them are gone.
+For each record owner (a webhook, an event, a table, a company) a read says first whether anything is past
+its retention, so an owner with nothing to delete costs one indexed read and no write lock. Each batch is one
+small unit of the sweep's group committer, so the metadata database's write lock is never held longer than a
+group commit holds it and live commits go on between two batches. A round deletes at most ``ROUND_BATCHES``
+batches per owner and kind; what is left goes at the next round. Bodies stored by reference are deleted from
+the object store once the rows naming them are gone.
 """
 
 from __future__ import annotations
@@ -80,7 +82,10 @@ class RetentionSweeper(mode.Service):
 
         return await asyncio.to_thread(run)
 
-    async def _batches(self, unit: Callable[[Session], int]) -> int:
+    async def _drain(self, probe: Callable[[Session], bool], unit: Callable[[Session], int]) -> int:
+        """Batches of ``unit`` while the last one was full, once ``probe`` found something to delete."""
+        if not await self._read(probe):
+            return 0
         total = 0
         for _ in range(ROUND_BATCHES):
             deleted = await self.committer.run(unit)
@@ -102,49 +107,54 @@ class RetentionSweeper(mode.Service):
             if self.should_stop:
                 break
             await self._sweep_company(company_id, cutoffs(kept, now), now, swept)
-        swept.uploads += await self._batches(
-            functools.partial(
-                job_retention.delete_ended_uploads,
-                cleaned_before=now - timedelta(seconds=ENDED_UPLOAD_SECONDS),
-                limit=BATCH,
-            )
+        cleaned_before = now - timedelta(seconds=ENDED_UPLOAD_SECONDS)
+        swept.uploads += await self._drain(
+            functools.partial(job_retention.any_ended_uploads, cleaned_before=cleaned_before),
+            functools.partial(job_retention.delete_ended_uploads, cleaned_before=cleaned_before, limit=BATCH),
         )
         if swept:
             log.info("retention sweep", extra=vars(swept))
         return swept
 
     async def _sweep_company(self, company_id: str, cut: Cutoffs, now: datetime, swept: Swept) -> None:
+        partial = functools.partial
         webhooks = await self._read(lambda session: history_retention.webhooks_of(session, company_id))
         for webhook_id in webhooks:
-            await self._sweep_history(company_id, webhook_id, cut.history, swept)
+            if await self._read(
+                partial(
+                    history_retention.any_expired,
+                    company_id=company_id,
+                    webhook_id=webhook_id,
+                    cutoff=cut.history,
+                )
+            ):
+                await self._sweep_history(company_id, webhook_id, cut.history, swept)
         events = await self._read(lambda session: run_retention.events_of(session, company_id))
         for event_id in events:
-            swept.runs += await self._batches(
-                functools.partial(
+            swept.runs += await self._drain(
+                partial(run_retention.any_expired, company_id=company_id, event_id=event_id, cutoff=cut.runs),
+                partial(
                     run_retention.delete_expired,
                     company_id=company_id,
                     event_id=event_id,
                     cutoff=cut.runs,
                     limit=BATCH,
-                )
+                ),
             )
-        swept.jobs += await self._batches(
-            functools.partial(job_retention.delete_jobs, company_id=company_id, cutoff=cut.jobs, limit=BATCH)
+        swept.jobs += await self._drain(
+            partial(job_retention.any_jobs, company_id=company_id, cutoff=cut.jobs),
+            partial(job_retention.delete_jobs, company_id=company_id, cutoff=cut.jobs, limit=BATCH),
         )
         tables = await self._read(lambda session: job_retention.tables_of(session, company_id))
         for table_id in tables:
-            swept.appends += await self._batches(
-                functools.partial(
-                    job_retention.delete_appends, table_id=table_id, cutoff=cut.jobs, limit=BATCH
-                )
+            swept.appends += await self._drain(
+                partial(job_retention.any_appends, table_id=table_id, cutoff=cut.jobs),
+                partial(job_retention.delete_appends, table_id=table_id, cutoff=cut.jobs, limit=BATCH),
             )
-        today = now.date()
-        swept.read_charges += await self.committer.run(
-            functools.partial(
-                job_retention.delete_read_charges,
-                company_id=company_id,
-                before=today - timedelta(days=READ_CHARGE_DAYS - 1),
-            )
+        before = now.date() - timedelta(days=READ_CHARGE_DAYS - 1)
+        swept.read_charges += await self._drain(
+            partial(job_retention.any_read_charges, company_id=company_id, before=before),
+            partial(job_retention.delete_read_charges, company_id=company_id, before=before),
         )
 
     async def _sweep_history(self, company_id: str, webhook_id: str, cutoff: datetime, swept: Swept) -> None:

@@ -5,8 +5,9 @@ history index of one event, so it costs what it deletes."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import delete, or_, select
+from sqlalchemy import Select, delete, or_, select
 from sqlalchemy.orm import Session
 
 from schemas.scheduled.events import RunStatus
@@ -26,10 +27,9 @@ def events_of(session: Session, company_id: str) -> list[str]:
     )
 
 
-def delete_expired(session: Session, company_id: str, event_id: str, cutoff: datetime, limit: int) -> int:
-    """Up to ``limit`` of the event's ended runs before ``cutoff``, oldest first; how many went."""
+def _expired(company_id: str, event_id: str, cutoff: datetime) -> Select[Any]:
     runs = ScheduledEventRun
-    due = (
+    return (
         select(runs.id)
         .where(
             runs.company_id == company_id,
@@ -40,9 +40,20 @@ def delete_expired(session: Session, company_id: str, event_id: str, cutoff: dat
             or_(runs.ended_at.is_(None), runs.ended_at < cutoff),
         )
         .order_by(runs.scheduled_for)
-        .limit(limit)
     )
+
+
+def any_expired(session: Session, company_id: str, event_id: str, cutoff: datetime) -> bool:
+    """A read, so the sweep takes no write lock for an event with nothing to delete."""
+    return session.scalar(_expired(company_id, event_id, cutoff).limit(1)) is not None
+
+
+def delete_expired(session: Session, company_id: str, event_id: str, cutoff: datetime, limit: int) -> int:
+    """Up to ``limit`` of the event's ended runs before ``cutoff``, oldest first; how many went."""
+    due = _expired(company_id, event_id, cutoff).limit(limit).scalar_subquery()
     result = session.execute(
-        delete(runs).where(runs.id.in_(due.scalar_subquery())).execution_options(synchronize_session=False)
+        delete(ScheduledEventRun)
+        .where(ScheduledEventRun.id.in_(due))
+        .execution_options(synchronize_session=False)
     )
     return int(result.rowcount or 0)  # type: ignore[attr-defined]

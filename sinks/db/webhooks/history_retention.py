@@ -8,9 +8,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
-from sqlalchemy import Table, delete, exists, select
+from sqlalchemy import Select, Table, delete, exists, select
 from sqlalchemy.orm import Session, aliased
 
 from schemas.webhooks import ExecutionStatus
@@ -39,29 +39,37 @@ def webhooks_of(session: Session, company_id: str) -> list[str]:
     )
 
 
-def delete_expired(
-    session: Session, company_id: str, webhook_id: str, cutoff: datetime, limit: int
-) -> Deleted:
-    """Up to ``limit`` of the webhook's deliveries received before ``cutoff``, oldest first, with everything
-    that is theirs alone. The scan walks the history index: it costs what it finds, not the table's size."""
+def _expired(company_id: str, webhook_id: str, cutoff: datetime) -> Select[Any]:
+    """The webhook's deliveries received before ``cutoff`` with no attempt in flight, oldest first. It walks
+    the history index, so it costs what it finds, not the table's size."""
     later = aliased(_ENTRIES)
     in_flight = exists().where(
         later.c.execution_id == _ENTRIES.c.execution_id, later.c.status.in_(_IN_FLIGHT)
     )
-    done = list(
-        session.scalars(
-            select(_ENTRIES.c.execution_id)
-            .where(
-                _ENTRIES.c.company_id == company_id,
-                _ENTRIES.c.webhook_id == webhook_id,
-                _ENTRIES.c.queued_at < cutoff,
-                _ENTRIES.c.attempt_number == 1,
-                ~in_flight,
-            )
-            .order_by(_ENTRIES.c.queued_at)
-            .limit(limit)
+    return (
+        select(_ENTRIES.c.execution_id)
+        .where(
+            _ENTRIES.c.company_id == company_id,
+            _ENTRIES.c.webhook_id == webhook_id,
+            _ENTRIES.c.queued_at < cutoff,
+            _ENTRIES.c.attempt_number == 1,
+            ~in_flight,
         )
+        .order_by(_ENTRIES.c.queued_at)
     )
+
+
+def any_expired(session: Session, company_id: str, webhook_id: str, cutoff: datetime) -> bool:
+    """A read, so the sweep takes no write lock for a webhook with nothing to delete."""
+    return session.scalar(_expired(company_id, webhook_id, cutoff).limit(1)) is not None
+
+
+def delete_expired(
+    session: Session, company_id: str, webhook_id: str, cutoff: datetime, limit: int
+) -> Deleted:
+    """Up to ``limit`` of the webhook's deliveries received before ``cutoff``, oldest first, with everything
+    that is theirs alone."""
+    done = list(session.scalars(_expired(company_id, webhook_id, cutoff).limit(limit)))
     if not done:
         return Deleted()
     return _delete(session, company_id, done)
