@@ -104,6 +104,7 @@ def create_app(settings: Settings) -> FastAPI:
             masker=masker,
             trigger_targets=trigger_targets,
             auth_throttle=auth_throttle,
+            store=store,
             spans=spans,
         )
         # Everything loaded so far (modules, the app, its routes) lives as long as the process: out of the

@@ -419,6 +419,9 @@ class ExecutionDetails(WireModel):
     request_headers: str
     request_query_params: str | None = None
     request_payload: str
+    # A body kept in the object store whose object is gone or damaged: why ``request_payload`` is empty.
+    # Null when the body is there (docs/webhooks.md, "Large bodies by reference").
+    request_payload_error: str | None = None
     transform_type: str
     transformed_variables: str | None
     transform_error: str | None

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 
 from fastapi import APIRouter
+from sqlalchemy import event
+from sqlalchemy.orm import Session
 
 from core.tracing import trace_id_of
-from ingress.deps import DbSession, MaskerDep, PoweruserCaller
+from core.webhooks.bodies import Body
+from ingress.deps import DbSession, MaskerDep, PoweruserCaller, StoreDep
 from ingress.errors import ApiError
 from ingress.webhooks.config import validated_config
 from ingress.webhooks.deps import TriggerTargetsDep
@@ -34,11 +38,15 @@ from schemas.webhooks import (
     WebhookIdRequest,
     WebhookListAnswer,
 )
+from sinks import webhook_bodies
 from sinks.db.models import Webhook as WebhookRow
 from sinks.db.webhooks import definitions, executions, replays
 from sinks.db.webhooks.executions import HistoryRow
 from sinks.db.webhooks.secrets import answered
+from sinks.iceberg.exceptions import StorageUnavailable
+from sinks.objectstore import ObjectStore
 
+log = logging.getLogger(__name__)
 router = APIRouter(prefix="/svc_poweruser/custom-webhooks", tags=["custom webhooks"])
 
 NOT_FOUND = "Webhook not found"
@@ -128,14 +136,34 @@ def update_webhook(
     )
 
 
+def _delete_bodies_after_commit(
+    session: DbSession, store: ObjectStore, company_id: str, webhook_id: str
+) -> None:
+    """The webhook's request bodies kept in the object store go once its rows (payloads included) are gone;
+    a failure leaves only space behind, so it is logged and the delete still answers."""
+
+    def delete(_session: Session) -> None:
+        try:
+            webhook_bodies.delete_webhook_bodies(store, company_id, webhook_id)
+        except StorageUnavailable:
+            log.warning("a deleted webhook's request bodies were left behind", extra={"webhook": webhook_id})
+
+    event.listen(session, "after_commit", delete, once=True)
+
+
 @router.post("/delete", response_model=DeletedAnswer, response_model_by_alias=True)
 def delete_webhook(
-    body: WebhookIdRequest, caller: PoweruserCaller, session: DbSession, targets: TriggerTargetsDep
+    body: WebhookIdRequest,
+    caller: PoweruserCaller,
+    session: DbSession,
+    targets: TriggerTargetsDep,
+    store: StoreDep,
 ) -> DeletedAnswer:
     visible = _visible(session, caller, body.webhook_id, AccessLevel.READ)
     if visible.webhook.owner_id != caller.user_id:
         raise ApiError(403, "Only the owner can delete this webhook")
     targets.forget_after_commit(session, visible.webhook.id)
+    _delete_bodies_after_commit(session, store, caller.company_id, visible.webhook.id)
     definitions.remove(session, visible.webhook)
     return DeletedAnswer(deleted=True)
 
@@ -200,7 +228,7 @@ def share_webhook(body: ShareRequest, caller: PoweruserCaller, session: DbSessio
     return SharedAnswer(updated=True)
 
 
-def _entry(row: HistoryRow, replay_of: str | None = None) -> ExecutionEntry:
+def _entry(row: HistoryRow, body: Body, replay_of: str | None = None) -> ExecutionEntry:
     entry = row.entry
     return ExecutionEntry(
         id=entry.id,
@@ -220,7 +248,8 @@ def _entry(row: HistoryRow, replay_of: str | None = None) -> ExecutionEntry:
             source_ip=entry.source_ip,
             request_headers=row.request_headers,
             request_query_params=row.request_query_params,
-            request_payload=row.request_payload,
+            request_payload=body.text,
+            request_payload_error=body.problem,
             transform_type=entry.transform_type,
             transformed_variables=entry.transformed_variables,
             transform_error=entry.transform_error,
@@ -234,15 +263,21 @@ def _entry(row: HistoryRow, replay_of: str | None = None) -> ExecutionEntry:
 
 
 @router.post("/get-execution-history", response_model=HistoryAnswer, response_model_by_alias=True)
-def get_execution_history(body: HistoryRequest, caller: PoweruserCaller, session: DbSession) -> HistoryAnswer:
+def get_execution_history(
+    body: HistoryRequest, caller: PoweruserCaller, session: DbSession, store: StoreDep
+) -> HistoryAnswer:
     visible = _visible(session, caller, body.webhook_id, AccessLevel.READ)
     total = executions.count(session, visible.webhook.id, body.status)
     rows = executions.history_page(
         session, caller.company_id, visible.webhook.id, body.status, body.page, body.size, total
     )
     originals = replays.originals_of(session, caller.company_id, [row.entry.execution_id for row in rows])
+    bodies = webhook_bodies.read_all(store, [row.body for row in rows])
     return HistoryAnswer(
-        history=[_entry(row, originals.get(row.entry.execution_id)) for row in rows],
+        history=[
+            _entry(row, request, originals.get(row.entry.execution_id))
+            for row, request in zip(rows, bodies, strict=True)
+        ],
         total_pages=math.ceil(total / body.size),
         total_elements=total,
         current_page=body.page,

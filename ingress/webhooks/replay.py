@@ -28,6 +28,7 @@ from functools import partial
 from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
+from core.webhooks.bodies import Body
 from core.webhooks.replay import Selection, chunked, rest_after, select_by_ids
 from ingress.deps import (
     CommitterDep,
@@ -37,6 +38,7 @@ from ingress.deps import (
     Sessions,
     SessionsDep,
     SettingsDep,
+    StoreDep,
 )
 from ingress.errors import ApiError
 from ingress.webhooks.manage import NOT_FOUND, _visible
@@ -49,12 +51,14 @@ from schemas.deliveries import DeliveryTask
 from schemas.enums import AccessLevel
 from schemas.replay import ReplayAnswer, ReplayedExecution, ReplayRequest
 from schemas.settings import Settings
+from sinks import webhook_bodies
 from sinks.db.group_commit import GroupCommitter
 from sinks.db.webhooks import deliveries, replays
 from sinks.db.webhooks.deliveries import TriggerTarget
 from sinks.db.webhooks.replays import Replay, StoredRequest
 from sinks.iceberg.masking import Masker
 from sinks.kafka import Publisher
+from sinks.objectstore import ObjectStore
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/svc_poweruser/custom-webhooks", tags=["custom webhooks"])
@@ -111,9 +115,15 @@ def _select(sessions: Sessions, caller: Principal, body: ReplayRequest) -> tuple
         return target, Selection(matched=matched, chosen=chosen, not_found=[])
 
 
-def _stored(sessions: Sessions, company_id: str, execution_ids: list[str]) -> list[StoredRequest]:
+def _stored(
+    sessions: Sessions, store: ObjectStore, company_id: str, execution_ids: list[str]
+) -> list[tuple[StoredRequest, Body]]:
+    """The stored requests with their bodies read back, the database's session closed before the object
+    store is read."""
     with sessions() as session:
-        return replays.stored_requests(session, company_id, execution_ids)
+        stored = replays.stored_requests(session, company_id, execution_ids)
+    bodies = webhook_bodies.read_all(store, [request.body for request in stored])
+    return list(zip(stored, bodies, strict=True))
 
 
 async def _publish(publisher: Publisher, tasks: list[DeliveryTask]) -> None:
@@ -141,9 +151,10 @@ class _Run:
         committer: GroupCommitter,
         publisher: Publisher,
         masker: Masker,
+        store: ObjectStore,
     ) -> None:
         self.target, self.settings, self.sessions = target, settings, sessions
-        self.committer, self.publisher = committer, publisher
+        self.committer, self.publisher, self.store = committer, publisher, store
         self.screens = screens_for(target, masker)
         self.wait = SandboxWait(time.monotonic() + SANDBOX_WAIT_SECONDS)
         self.results: dict[str, ReplayedExecution] = {}
@@ -151,14 +162,21 @@ class _Run:
         self.recorded = 0
 
     async def chunk(self, execution_ids: list[str]) -> None:
-        stored = await run_in_threadpool(_stored, self.sessions, self.target.company_id, execution_ids)
+        company_id = self.target.company_id
+        stored = await run_in_threadpool(_stored, self.sessions, self.store, company_id, execution_ids)
         ready: list[Replay] = []
-        for request in stored:
+        for request, body in stored:
+            if body.problem is not None:  # never replayed as an empty body
+                self.results[request.execution_id] = ReplayedExecution(
+                    original_execution_id=request.execution_id, error=f"Not replayed: {body.problem}"
+                )
+                continue
             try:
                 outcome = await rerun(
                     self.target,
                     self.screens,
                     request,
+                    body.text,
                     self.wait,
                     _now(),
                     jsonpath_cpu_ms=self.settings.jsonpath_cpu_ms,
@@ -210,6 +228,7 @@ async def replay_webhook(
     committer: CommitterDep,
     publisher: PublisherDep,
     masker: MaskerDep,
+    store: StoreDep,
 ) -> ReplayAnswer:
     target, selection = await run_in_threadpool(_select, sessions, caller, body)
     if body.dry_run:
@@ -222,7 +241,7 @@ async def replay_webhook(
         )
     if not target.is_enabled:
         raise ApiError(400, DISABLED)
-    run = _Run(target, settings, sessions, committer, publisher, masker)
+    run = _Run(target, settings, sessions, committer, publisher, masker, store)
     record_rate = settings.replay_record_rate_per_second
     for first in range(0, len(selection.chosen), STEP):
         if run.stopped is not None:

@@ -65,17 +65,19 @@ async def rerun(
     target: TriggerTarget,
     screens: Screens,
     stored: StoredRequest,
+    payload: str,
     wait: SandboxWait,
     now: datetime,
     *,
     jsonpath_cpu_ms: int,
 ) -> Delivery | Refused:
-    """The new execution's delivery for ``stored``, or why the current validation script refused it.
-    Raises SandboxWaitOver when the sandbox stayed busy too long."""
+    """The new execution's delivery for ``stored``, whose body (read back, inline or from the object store)
+    is ``payload``, or why the current validation script refused it. Raises SandboxWaitOver when the sandbox
+    stayed busy too long."""
     headers = stored_request_part(stored.headers_json, REDACTED)
     query = stored_request_part(stored.query_json, REDACTED)
     run = Run(target, screens, replay_tenant(target.company_id), jsonpath_cpu_ms, sandbox=wait.run)
-    processed = await process(run, Incoming.stored(stored.payload, headers, query))
+    processed = await process(run, Incoming.stored(payload, headers, query))
     if isinstance(processed, Refused):
         return processed
     return delivery_of(
@@ -88,7 +90,7 @@ async def rerun(
         # execution's history too.
         headers_json=stored.headers_json,
         query_json=stored.query_json or json.dumps(query),
-        payload=stored.payload,
+        payload=payload,
         received_at=now,
         payload_id=stored.payload_id,
     )

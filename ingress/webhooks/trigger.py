@@ -4,11 +4,11 @@ Authenticate (401 ``{"error": ...}`` in the spec's order) → the provider signa
 signature.``) → deduplication (a key seen within the window is a 200 ``duplicate: true``;
 ``ingress/webhooks/trigger_dedup.py``) → validation script → content filter (a delivery that does not match is
 a FILTERED entry and a 200) → transform (synchronous; a failure is 500 and a TRANSFORM_FAILED entry), the
-three steps a replay runs too (``ingress/webhooks/pipeline.py``) → the QUEUED entry (group commit;
-``ingress/webhooks/trigger_recording.py``) → the Kafka record (``acks=all``) → 202. The handler runs later in
-a worker; its outcome is only in the history. A failure while queuing answers in
-``ingress/webhooks/trigger_failures.py``'s terms: 503 with Retry-After when nothing was recorded, the
-interface's 500 body otherwise.
+three steps a replay runs too (``ingress/webhooks/pipeline.py``) → a body over SVC_INLINE_BODY_BYTES into
+the object store → the QUEUED entry (group commit; ``ingress/webhooks/trigger_recording.py``) → the Kafka
+record (``acks=all``) → 202. The handler runs later in a worker; its outcome is only in the history. A
+failure while queuing answers in ``ingress/webhooks/trigger_failures.py``'s terms: 503 with Retry-After when
+nothing was recorded, the interface's 500 body otherwise.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from core import tracing
+from core.webhooks.bodies import text_of
 from ingress.webhooks import trigger_dedup, trigger_failures
 from ingress.webhooks.deps import TriggerClientsDep
 from ingress.webhooks.pipeline import Incoming, Refused, Run, process
@@ -136,7 +137,7 @@ async def trigger_webhook(request: Request, svc: TriggerClientsDep) -> JSONRespo
                 success=False, message=message, webhook_id=target.webhook_id, errors=[message]
             ),
         )
-    body = raw.decode("utf-8", errors="replace")
+    body = text_of(raw)
 
     screens = screens_for(target, svc.masker)  # two dict lookups for a webhook with neither screen
     if screens.verification is not None:
@@ -163,11 +164,11 @@ async def trigger_webhook(request: Request, svc: TriggerClientsDep) -> JSONRespo
     trace, caller_span = tracing.incoming(headers.get(tracing.HEADER))
     delivery = delivery_for(request, target, incoming, processed, trace)
     if delivery.filtered:
-        answer = await record_filtered(svc, delivery, claim)
+        answer = await record_filtered(svc, delivery, claim, raw)
         return traced(svc, answer, delivery, trace, caller_span, started_ns)
     transform_error, transform_ns = processed.transform_error, processed.transform_ns
     ids = {"execution_id": delivery.execution_id, "webhook_id": target.webhook_id}
-    task = await record(svc, delivery, claim)
+    task = await record(svc, delivery, claim, raw)
     if isinstance(task, JSONResponse):
         return task
     if transform_error is not None:

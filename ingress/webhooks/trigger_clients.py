@@ -18,6 +18,7 @@ from schemas.settings import Settings
 from sinks.db.group_commit import GroupCommitter
 from sinks.iceberg.masking import Masker
 from sinks.kafka import Publisher
+from sinks.objectstore import ObjectStore
 from sinks.telemetry import Spans
 
 
@@ -32,5 +33,7 @@ class TriggerClients:
     masker: Masker
     trigger_targets: TriggerTargets
     auth_throttle: AuthThrottle
+    # Where a request body over SVC_INLINE_BODY_BYTES is kept (sinks/webhook_bodies.py).
+    store: ObjectStore
     # Spans of webhook deliveries, exported when SVC_OTLP_ENDPOINT is set (sinks/telemetry.py).
     spans: Spans

@@ -5,7 +5,8 @@ generic 500.
 A failure that means the metadata database cannot be reached (or a NUL the database refuses) is not answered
 here: it is raised on to ``ingress.errors.DatabaseOutage``, which answers 503 with ``Retry-After`` (400 for
 the NUL). That is right only while nothing is recorded, so it applies to the write of the QUEUED entry alone;
-a failure after that write is answered here with the ids, whatever its cause.
+a failure after that write is answered here with the ids, whatever its cause. A large body the object store
+did not take is answered here too, 503 with ``Retry-After``: nothing was recorded.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from typing import Any
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
-from ingress.errors import database_unavailable, nul_in_text
+from ingress.errors import STORAGE_RETRY_AFTER_SECONDS, database_unavailable, nul_in_text
 from schemas.deliveries import ExecuteWebhookResponse
 from schemas.records import DeliveryTask
 from sinks.db.availability import describe
 from sinks.db.webhooks import deliveries
 from sinks.exceptions import BrokerUnavailable
+from sinks.iceberg.exceptions import StorageUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +52,15 @@ def answer(status: int, message: str, *, execution_id: str | None, webhook_id: s
 def outage(exc: BaseException) -> bool:
     """Raised on to ``DatabaseOutage`` (503 with Retry-After, or 400 for a NUL) rather than answered here."""
     return database_unavailable(exc) or nul_in_text(exc)
+
+
+def body_not_stored(exc: StorageUnavailable, *, webhook_id: str) -> JSONResponse:
+    """The object store did not take a large body (``ingress/webhooks/trigger_recording.py``): nothing is
+    recorded, so the caller sends it again later."""
+    message = f"{exc}; nothing was recorded, retry after the time in Retry-After"
+    response = answer(503, message, execution_id=None, webhook_id=webhook_id)
+    response.headers["Retry-After"] = str(STORAGE_RETRY_AFTER_SECONDS)
+    return response
 
 
 def not_recorded(exc: Exception, *, execution_id: str, webhook_id: str) -> JSONResponse:

@@ -18,6 +18,7 @@ from sqlalchemy import Table, bindparam, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
+from core.webhooks.bodies import Offloaded
 from schemas.deliveries import DeliveryTask
 from schemas.webhooks import ExecutionStatus, StoredWebhookConfig
 from sinks import credentials
@@ -114,6 +115,9 @@ class Delivery:
     payload_id: str | None = None
     # QUEUED but not handed to Kafka now: the worker's sweep of due attempts hands it over at this time.
     hold_until: datetime | None = None
+    # A body over SVC_INLINE_BODY_BYTES, put in the object store already: the new payload row records its
+    # reference and an empty ``request_payload`` (sinks/webhook_bodies.py).
+    offloaded: Offloaded | None = None
 
 
 def record_delivery(session: Session, delivery: Delivery) -> DeliveryTask:
@@ -132,7 +136,10 @@ def record_delivery(session: Session, delivery: Delivery) -> DeliveryTask:
         status = ExecutionStatus.FILTERED.value
     payload_id = delivery.payload_id
     if payload_id is None:
-        payload_id = credentials.new_id()
+        offloaded = delivery.offloaded
+        payload_id = credentials.new_id() if offloaded is None else offloaded.payload_id
+        ref = None if offloaded is None else offloaded.ref
+        # Every row names the same columns: the group commit inserts its rows as one executemany.
         defer_insert(
             session,
             _PAYLOADS,
@@ -140,9 +147,12 @@ def record_delivery(session: Session, delivery: Delivery) -> DeliveryTask:
                 id=payload_id,
                 company_id=target.company_id,
                 webhook_id=target.webhook_id,
-                request_payload=delivery.payload,
+                request_payload=delivery.payload if ref is None else "",
                 request_headers=delivery.headers_json,
                 request_query_params=delivery.query_json,
+                body_key=None if ref is None else ref.key,
+                body_bytes=None if ref is None else ref.size,
+                body_sha256=None if ref is None else ref.sha256,
             ),
         )
     held = not ended and delivery.hold_until is not None

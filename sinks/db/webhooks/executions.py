@@ -9,6 +9,7 @@ from sqlalchemy import Table, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from core.webhooks.bodies import StoredBody, stored_body
 from schemas.webhooks import ExecutionStatus
 from sinks import credentials
 from sinks.db.deferred import at_commit, gathered
@@ -98,7 +99,8 @@ def set_status(session: Session, entry: WebhookExecution, status: ExecutionStatu
 @dataclass(frozen=True)
 class HistoryRow:
     entry: WebhookExecution
-    request_payload: str
+    # Inline, or a reference to read with sinks/webhook_bodies.py.
+    body: StoredBody
     request_headers: str
     request_query_params: str | None
 
@@ -157,9 +159,15 @@ def history_page(
             WebhookPayload.request_payload,
             WebhookPayload.request_headers,
             WebhookPayload.request_query_params,
+            WebhookPayload.body_key,
+            WebhookPayload.body_bytes,
+            WebhookPayload.body_sha256,
         )
         .join(WebhookPayload, WebhookPayload.id == WebhookExecution.payload_id)
         .where(WebhookExecution.company_id == company_id, WebhookExecution.id.in_(ids))
     )
-    by_id = {row[0].id: HistoryRow(row[0], row[1], row[2], row[3]) for row in rows}
+    by_id = {
+        row[0].id: HistoryRow(row[0], stored_body(row[1], row[4], row[5], row[6]), row[2], row[3])
+        for row in rows
+    }
     return [by_id[entry_id] for entry_id in ids if entry_id in by_id]

@@ -19,6 +19,7 @@ from sqlalchemy import Table, bindparam, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, aliased
 
+from core.webhooks.bodies import StoredBody, stored_body
 from core.webhooks.replay import due_now, schedule
 from schemas.deliveries import DeliveryTask
 from schemas.webhooks import ExecutionStatus
@@ -54,6 +55,9 @@ _STORED = (
         _ENTRIES.c.http_method,
         _ENTRIES.c.source_ip,
         _PAYLOADS.c.request_payload,
+        _PAYLOADS.c.body_key,
+        _PAYLOADS.c.body_bytes,
+        _PAYLOADS.c.body_sha256,
         _PAYLOADS.c.request_headers,
         _PAYLOADS.c.request_query_params,
         _PAYLOADS.c.id,
@@ -136,7 +140,8 @@ class StoredRequest:
     execution_id: str
     http_method: str
     source_ip: str | None
-    payload: str
+    # Inline, or a reference to read with sinks/webhook_bodies.py.
+    body: StoredBody
     headers_json: str
     query_json: str | None
     payload_id: str
@@ -148,7 +153,11 @@ def stored_requests(session: Session, company_id: str, execution_ids: Sequence[s
     connection = session.connection()
     for chunk in _chunks(execution_ids):
         for row in connection.execute(_STORED, {"company": company_id, "ids": chunk}):
-            found[row[0]] = StoredRequest(*row)
+            execution_id, method, source_ip, inline, key, size, sha256, headers, query, payload_id = row
+            body = stored_body(inline, key, size, sha256)
+            found[execution_id] = StoredRequest(
+                execution_id, method, source_ip, body, headers, query, payload_id
+            )
     return [found[execution_id] for execution_id in execution_ids if execution_id in found]
 
 

@@ -30,6 +30,7 @@ DETAIL_FIELDS = {
     "sourceIp",
     "requestHeaders",
     "requestPayload",
+    "requestPayloadError",  # an addition to the spec (issue 43): why a body kept by reference is not there
     "requestQueryParams",  # an addition to the spec: the query parameters, key redacted
     "transformType",
     "transformedVariables",
