@@ -25,12 +25,14 @@ from sqlalchemy.orm import Session
 
 from core.retention import ENDED_UPLOAD_SECONDS, READ_CHARGE_DAYS, Cutoffs, cutoffs, of_settings
 from schemas.settings import Settings
+from sinks import webhook_bodies
 from sinks.db import retention
 from sinks.db.analytics import job_retention
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.group_commit import GroupCommitter
 from sinks.db.scheduled import run_retention
 from sinks.db.webhooks import history_retention
+from sinks.iceberg.exceptions import StorageUnavailable
 from sinks.objectstore import ObjectStore, object_store
 from streams.runtime import survive_outage
 
@@ -180,9 +182,9 @@ class RetentionSweeper(mode.Service):
         gone = 0
         for key in keys:
             try:
-                self.store.delete(key)
-            except Exception:
-                log.warning("deleting an expired request body failed", extra={"key": key}, exc_info=True)
+                webhook_bodies.delete(self.store, key)
+            except StorageUnavailable:
+                log.warning("an expired request body was left in the object store", extra={"key": key})
                 continue
             gone += 1
         return gone

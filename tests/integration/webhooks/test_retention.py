@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from schemas.settings import Settings
 from schemas.webhooks import ExecutionStatus
+from sinks import webhook_bodies
 from sinks.db.models import WebhookExecution, WebhookPayload, WebhookReplay
 from sinks.db.webhooks import executions
+from sinks.objectstore import object_store
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.retention import sweep
 from tests.fixtures.stack import Ingress
@@ -241,3 +243,34 @@ def test_the_leader_worker_sweeps_on_its_own_with_the_settings_retention(
     assert len(handler.calls) == 1
     with world.db.sessions() as session:
         assert session.scalar(select(func.count()).select_from(WebhookPayload)) == 0
+
+
+def test_a_body_stored_by_reference_goes_with_its_delivery(world: World, kafka_settings: Settings) -> None:
+    webhook_id = world.api.create(world.owner)["webhook"]["id"]
+    store = object_store(kafka_settings)
+    kept, expired = (
+        webhook_bodies.put(store, world.company_id, webhook_id, b'{"big": "' + b"x" * 100_000 + b'"}')
+        for _ in range(2)
+    )
+    for execution_id, received, offloaded in (
+        ("o" * 32, NOW - timedelta(days=2), expired),
+        ("n" * 32, NOW, kept),
+    ):
+        payload_id = seed(world, webhook_id, execution_id, received, ExecutionStatus.SUCCESS)
+        with world.db.sessions.begin() as session:
+            session.execute(
+                update(WebhookPayload)
+                .where(WebhookPayload.id == payload_id)
+                .values(
+                    request_payload="",
+                    body_key=offloaded.ref.key,
+                    body_bytes=offloaded.ref.size,
+                    body_sha256=offloaded.ref.sha256,
+                )
+            )
+    swept = sweep(kafka_settings, NOW, history_retention_seconds=3600)
+    assert (swept.executions, swept.payloads, swept.bodies) == (1, 1, 1)
+    assert not store.exists(expired.ref.key)
+    assert store.exists(kept.ref.key)
+    (entry,) = history(world, webhook_id)["history"]
+    assert entry["executionDetails"]["requestPayload"].startswith('{"big": "xxx')
