@@ -353,10 +353,8 @@ def report(run: Run, checks: list[Verdict]) -> None:
     )
     names = sorted({name for sample in run.samples for name in sample.memory_mib})
     print()
-    print(
-        "storage in MiB (DB = SQLite file + WAL); resident memory in MiB; 202 p99 of the requests scheduled"
-    )
-    print("since the previous sample")
+    print("storage in MiB (DB+WAL: the SQLite file and its WAL); resident memory in MiB; 202 p99 of the")
+    print("requests scheduled since the previous sample")
     header = (
         f"{'t (s)':>7} | {'DB+WAL':>8} {'WAL':>7} {'objects':>8} | "
         + " ".join(f"{name[:12]:>12}" for name in names)
