@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 
 from schemas.settings import Settings
 from sinks.db import space
-from sinks.db.engine import make_engine, make_sessions
+from sinks.db.engine import JOURNAL_SIZE_LIMIT_BYTES, make_engine, make_sessions
 from sinks.db.migrate import alembic_config, upgrade
 from sinks.db.models import Company
 from tests.fixtures.migrations import assert_schema_matches_models
@@ -71,6 +71,9 @@ def test_a_new_file_shrinks_after_deletions(settings: Settings) -> None:
     assert _auto_vacuum(path) == space.INCREMENTAL
     engine = make_engine(settings.resolved_database_url)
     try:
+        with engine.connect() as connection:  # the WAL is cut back after a checkpoint that copies it all
+            limit = connection.exec_driver_sql("PRAGMA journal_size_limit").scalar()
+            assert limit == JOURNAL_SIZE_LIMIT_BYTES
         empty = _on_disk(path)
         _fill_and_empty(engine)
         full = _on_disk(path)
