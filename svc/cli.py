@@ -28,6 +28,7 @@ from schemas.admin import (
 )
 from schemas.enums import AccessLevel, HandlerType
 from schemas.settings import Settings
+from schemas.storage import StorageReport
 from schemas.tables import CreateTableRequest
 from schemas.versions import VersionState
 from sinks.db import resources, tenancy
@@ -66,7 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     _load_parser(roles)
 
     admin = roles.add_parser(
-        "admin", help="manage companies, users, handler resources, their versions and grants"
+        "admin", help="manage companies, users, handler resources, their versions and grants; see storage use"
     )
     actions = admin.add_subparsers(dest="action", required=True)
     company = actions.add_parser("create-company", help="a company, its primary admin and the admin's keys")
@@ -95,6 +96,12 @@ def _parser() -> argparse.ArgumentParser:
     grant.add_argument("--user-id", required=True)
     grant.add_argument("--resource-id", required=True)
     grant.add_argument("--level", required=True, choices=[level.value for level in AccessLevel])
+    storage = actions.add_parser(
+        "storage",
+        help="rows and bytes per kind of record and company, the object store's bytes, the DB's size",
+    )
+    storage.add_argument("--company-id", help="one company's records and objects only")
+    storage.add_argument("--json", action="store_true", help="the report as one JSON object")
     return parser
 
 
@@ -152,6 +159,10 @@ def _admin_action(args: argparse.Namespace, settings: Settings) -> Callable[[Ses
         except OSError as exc:
             raise ValueError(f"cannot read {args.spec}: {exc.strerror}") from exc
         return lambda session: _create_table(session, settings, args.company_id, body)
+    if args.action == "storage":
+        from svc import storage_report
+
+        return lambda session: storage_report.gather(session, settings, args.company_id)
     spec_grant = GrantSpec(user_id=args.user_id, resource_id=args.resource_id, level=AccessLevel(args.level))
     return lambda session: _grant(session, spec_grant)
 
@@ -219,6 +230,11 @@ def run_admin(settings: Settings, args: argparse.Namespace) -> int:
         return _fail(f"metadata DB error: {type(exc).__name__}")
     finally:
         engine.dispose()
+    if args.action == "storage" and not args.json:
+        from svc import storage_report
+
+        print(storage_report.render(StorageReport.model_validate(result)), end="")
+        return 0
     print(json.dumps(result.model_dump(mode="json", by_alias=True)))
     return 0
 

@@ -34,9 +34,18 @@ def with_postgres_connect_args(url: str) -> str:
     return parsed.update_query_dict(missing).render_as_string(hide_password=False)
 
 
+# The WAL's file is cut back to this once a checkpoint has copied it all: a burst's WAL does not stay on disk.
+JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
+    # First: a new file takes its vacuum mode only before anything (WAL mode's header included) is written,
+    # so pages freed by deletions can be given back (sinks/db/space.py). On an existing file it changes
+    # nothing until a VACUUM, which migration 0026 runs once.
+    cursor.execute("PRAGMA auto_vacuum=INCREMENTAL")
     cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT_BYTES}")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")

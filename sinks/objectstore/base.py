@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -127,6 +127,15 @@ class ObjectStore(ABC):
         """Up to ``limit`` keys starting with ``prefix`` whose objects were last modified before
         ``older_than``, in key order (as S3 lists them) and after the key ``start_after``, so a sweep can go
         on where its last page ended instead of meeting the same old objects at every pass."""
+
+    @abstractmethod
+    def sizes(self, prefix: str = "") -> Iterator[tuple[str, int]]:
+        """``(key, bytes)`` of every object whose key starts with ``prefix`` ("": every object), in key
+        order; an incomplete multipart upload's parts are not objects yet and are left out."""
+
+    @abstractmethod
+    def top_level(self) -> list[str]:
+        """The names of the store's top-level folders (``results``, ``uploads``, ...), sorted."""
 
     @abstractmethod
     def arrow_filesystem(self) -> tuple[pyarrow.fs.FileSystem, str]:

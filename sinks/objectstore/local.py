@@ -120,6 +120,28 @@ class LocalObjectStore(ObjectStore):
         listed = _listed(base, f"{folder}/" if folder else "", stem, after)
         return list(islice((key for key, modified in listed if modified < cutoff), limit))
 
+    def sizes(self, prefix: str = "") -> Iterator[tuple[str, int]]:
+        if prefix:
+            check_key(prefix, prefix=True)
+        folder, _, stem = prefix.rpartition("/")
+        base = self.root / folder if folder else self.root
+        for key, _modified in _listed(base, f"{folder}/" if folder else "", stem, ""):
+            try:
+                yield key, self.size(key)
+            except NoSuchKey:  # deleted since it was listed
+                continue
+
+    def top_level(self) -> list[str]:
+        with os.scandir(self.root) as scan:
+            folders = [
+                entry.name
+                for entry in scan
+                if entry.is_dir(follow_symlinks=False)
+                and entry.name != RESERVED_PREFIX
+                and not (Path(entry.path) / MANIFEST).is_file()
+            ]
+        return sorted(folders)
+
     def arrow_filesystem(self) -> tuple[pyarrow.fs.FileSystem, str]:
         # pyarrow's own LocalFileSystem does not create a new key's folders on write; fsspec's does.
         handler = AssembledAwareHandler(fsspec.filesystem("file", auto_mkdir=True))

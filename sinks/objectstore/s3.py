@@ -142,6 +142,36 @@ class S3ObjectStore(ObjectStore):
         old = (str(entry["Key"])[skip:] for entry in entries if entry["LastModified"] < older_than)
         return list(islice(old, limit))
 
+    def sizes(self, prefix: str = "") -> Iterator[tuple[str, int]]:
+        if prefix:
+            check_key(prefix, prefix=True)
+        full = f"{self.prefix}/{prefix}" if self.prefix else prefix
+        token: str | None = None
+        while True:  # a page per call, so a bucket of millions of objects is never held at once
+            entries, token = self._size_page(full, token)
+            yield from entries
+            if token is None:
+                return
+
+    @reachable
+    def _size_page(self, full: str, token: str | None) -> tuple[list[tuple[str, int]], str | None]:
+        skip = len(self.prefix) + 1 if self.prefix else 0
+        more = {} if token is None else {"ContinuationToken": token}
+        page = self.client.list_objects_v2(Bucket=self.bucket, Prefix=full, **more)
+        entries = [(str(entry["Key"])[skip:], int(entry["Size"])) for entry in page.get("Contents", [])]
+        return entries, page.get("NextContinuationToken") if page.get("IsTruncated") else None
+
+    @reachable
+    def top_level(self) -> list[str]:
+        base = f"{self.prefix}/" if self.prefix else ""
+        paginator = self.client.get_paginator("list_objects_v2")
+        names: list[str] = []
+        for page in paginator.paginate(Bucket=self.bucket, Prefix=base, Delimiter="/"):
+            names.extend(
+                str(common["Prefix"])[len(base) :].rstrip("/") for common in page.get("CommonPrefixes", [])
+            )
+        return sorted(names)
+
     def _delete_batch(self, names: list[str]) -> int:
         self.client.delete_objects(
             Bucket=self.bucket, Delete={"Objects": [{"Key": name} for name in names], "Quiet": True}
