@@ -38,9 +38,10 @@ from streams.runtime import survive_outage
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-# Rows per batch: about what a group commit of deliveries writes.
+# Rows (or deliveries) per batch: a batch holds the write lock no longer than a full group commit of
+# deliveries does (bench/bench_retention_sweep.py).
 BATCH = 256
-ROUND_BATCHES = 400
+ROUND_BATCHES = 2_000
 # Reclaim calls per round, each its own short transaction: up to about 2.5 GiB of SQLite pages a round.
 RECLAIM_CALLS = 10_000
 

@@ -14,6 +14,7 @@ from sqlalchemy import Select, Table, delete, exists, select
 from sqlalchemy.orm import Session, aliased
 
 from schemas.webhooks import ExecutionStatus
+from sinks.db.index_hints import unindexed
 from sinks.db.models import Webhook, WebhookExecution, WebhookPayload, WebhookReplay
 from sinks.db.webhooks import executions
 
@@ -78,7 +79,7 @@ def delete_expired(
 def _delete(session: Session, company_id: str, execution_ids: Sequence[str]) -> Deleted:
     removed = session.execute(
         delete(_ENTRIES)
-        .where(_ENTRIES.c.company_id == company_id, _ENTRIES.c.execution_id.in_(execution_ids))
+        .where(unindexed(_ENTRIES.c.company_id) == company_id, _ENTRIES.c.execution_id.in_(execution_ids))
         .returning(_ENTRIES.c.webhook_id, _ENTRIES.c.status, _ENTRIES.c.payload_id)
     ).all()
     for (webhook_id, status), entries in Counter((row[0], row[1]) for row in removed).items():
