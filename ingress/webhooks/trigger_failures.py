@@ -2,11 +2,12 @@
 ``ExecuteWebhookResponse`` (``success`` false, ``message``, ``executionId``, ``webhookId``), never the edge's
 generic 500.
 
-A failure that means the metadata database cannot be reached (or a NUL the database refuses) is not answered
-here: it is raised on to ``ingress.errors.DatabaseOutage``, which answers 503 with ``Retry-After`` (400 for
-the NUL). That is right only while nothing is recorded, so it applies to the write of the QUEUED entry alone;
-a failure after that write is answered here with the ids, whatever its cause. A large body the object store
-did not take is answered here too, 503 with ``Retry-After``: nothing was recorded.
+A failure that means the metadata database cannot be reached, or that the storage is full (or a NUL the
+database refuses) is not answered here: it is raised on to ``ingress.errors.DatabaseOutage``, which answers
+503 with ``Retry-After`` (400 for the NUL). That is right only while nothing is recorded, so it applies to the
+write of the QUEUED entry alone; a failure after that write is answered here with the ids, whatever its cause.
+A large body the object store did not take is answered here too, 503 with ``Retry-After``: nothing was
+recorded.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ def test_health_ready_and_docs(ingress: Ingress) -> None:
     assert health.status_code == 200 and health.json() == {"status": "ok"}
     ready = client.get("/readyz")
     assert ready.status_code == 200, ready.text
-    assert ready.json()["checks"] == {"database": "ok", "broker": "ok"}
+    assert ready.json()["checks"] == {"database": "ok", "broker": "ok", "storage": "ok"}
     assert client.get("/openapi.json").json()["info"]["title"] == "svc"
     assert client.get("/docs").status_code == 200
 
