@@ -5,10 +5,11 @@ Full is: ``ENOSPC`` or ``EDQUOT`` from a local file write (the SQLite file, the 
 Iceberg warehouse, DuckDB's files; pyarrow's error text when it carries no errno), SQLite's ``SQLITE_FULL``
 ("database or disk is full"), PostgreSQL's SQLSTATE ``53100`` (disk_full), DuckDB's I/O error for a full
 device, and an S3-compatible service answering that it is out of space (MinIO's ``XMinioStorageFull``, HTTP
-507). Such a write did not happen, and the same write succeeds once space returns, so: the ingress answers
-503 with ``Retry-After`` (``ingress/errors.py``), the workers wait and try again
-(``sinks/db/availability.unreachable`` counts a full database as one that cannot be written now; analytics
-jobs wait in ``streams/analytics/jobs.py``), and ``/readyz`` says ``storage: full``.
+507), and the service's own errors that say so (:class:`NoRoom`, mixed into
+``sinks.iceberg.exceptions.StorageFull``). Such a write did not happen, and the same write succeeds once
+space returns, so: the ingress answers 503 with ``Retry-After`` (``ingress/errors.py``), the workers wait
+and try again (``sinks/db/availability.unreachable`` counts a full database as one that cannot be written
+now; analytics jobs wait in ``streams/analytics/jobs.py``), and ``/readyz`` says ``storage: full``.
 
 :class:`Sightings` remembers when a process last saw one: a database server or an S3 service that is full is
 not a file system this process can measure (``sinks/storage_space.py`` measures those it can).
@@ -36,6 +37,10 @@ _S3_FULL_STATUS = 507
 _CHAIN_DEPTH = 8
 
 
+class NoRoom(Exception):
+    """Mixed into the service's own errors that say a write found no room (``StorageFull``)."""
+
+
 def full(exc: BaseException) -> bool:
     """The error, or one it was raised from or while handling, says the storage had no room for a write."""
     return any(_says_full(error) for error in _chain(exc))
@@ -58,6 +63,8 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
 
 
 def _says_full(error: BaseException) -> bool:
+    if isinstance(error, NoRoom):
+        return True
     if isinstance(error, OSError):
         if error.errno is not None:
             return error.errno in FULL_ERRNOS

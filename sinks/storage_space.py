@@ -28,7 +28,8 @@ class Room:
 
 
 def local_paths(settings: Settings) -> list[Path]:
-    """The folders the service writes its local storage in (S3 locations left out), without repeats."""
+    """The folders the service writes its local storage in (S3 locations left out), a folder inside another
+    one of them left out too."""
     found = [settings.data_dir]
     database = settings.resolved_database_url
     if database.startswith(_SQLITE_PREFIX):
@@ -38,10 +39,11 @@ def local_paths(settings: Settings) -> list[Path]:
             found.append(Path(location.removeprefix(_FILE_PREFIX)))
         elif "://" not in location:
             found.append(Path(location))
-    unique: dict[Path, None] = {}
-    for path in found:
-        unique.setdefault(path.expanduser().absolute(), None)
-    return list(unique)
+    kept: list[Path] = []
+    for path in (path.expanduser().absolute() for path in found):
+        if not any(path.is_relative_to(folder) for folder in kept):
+            kept = [folder for folder in kept if not folder.is_relative_to(path)] + [path]
+    return kept
 
 
 def short_of_room(room: Room, min_free_bytes: int) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sinks.exceptions import Conflict, NotFound, SinkError
+from sinks.storage_full import NoRoom
 
 
 class IcebergError(SinkError):
@@ -34,10 +35,10 @@ class StorageUnavailable(IcebergError):
     write was committed, and trying again once the storage is back is safe."""
 
 
-class StorageFull(StorageUnavailable):
+class StorageFull(StorageUnavailable, NoRoom):
     """The storage had no room left for the write (a full file system or quota, or an S3 service out of
     space; ``sinks/storage_full.py``); nothing of it was kept, and the same write succeeds once space returns.
-    Raised from the error that said so."""
+    Raised from the error that said so (the log has it)."""
 
     def __init__(self, storage: str = "storage") -> None:
         super().__init__(f"The {storage} is full")
