@@ -177,7 +177,7 @@ def test_readyz_reports_an_unreachable_broker(tmp_path_factory: pytest.TempPathF
             tansu.wait()
             answer = server.client.get("/readyz")
             assert answer.status_code == 503
-            assert answer.json()["checks"] == {"database": "ok", "broker": "unreachable"}
+            assert answer.json()["checks"] == {"database": "ok", "broker": "unreachable", "storage": "ok"}
             assert answer.json()["errors"] == ["broker unreachable"]
             assert server.client.get("/healthz").status_code == 200
     finally:
