@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
+import os
 import signal
+import sqlite3
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -25,12 +28,13 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from sqlalchemy import make_url
 
 from ingress.errors import STORAGE_FULL
 from schemas.admin import CreatedCompany, GrantSpec, ResourceSpec
 from schemas.enums import AccessLevel
 from schemas.settings import Settings
-from sinks.db import resources
+from sinks.db import resources, write_lock
 from sinks.iceberg.exceptions import StorageFull
 from sinks.kafka_admin import ensure_topics
 from sinks.objectstore import MIN_PART_BYTES
@@ -237,12 +241,45 @@ def _ended(state: Callable[[], dict[str, Any]]) -> bool:
 
 @contextlib.contextmanager
 def _held(worker: Worker) -> Iterator[None]:
-    assert worker.process is not None
-    worker.process.send_signal(signal.SIGSTOP)
+    """The worker stopped for the block, at a moment it holds no turn at SQLite's write lock (a held lock
+    would keep the block's own writes waiting)."""
+    process = worker.process
+    assert process is not None
+    for _ in range(100):
+        process.send_signal(signal.SIGSTOP)
+        if _write_lock_free(worker.settings):
+            break
+        process.send_signal(signal.SIGCONT)
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the worker always held the write lock")
     try:
         yield
     finally:
-        worker.process.send_signal(signal.SIGCONT)
+        process.send_signal(signal.SIGCONT)
+
+
+def _write_lock_free(settings: Settings) -> bool:
+    """Nobody holds a group committer's turn or SQLite's write lock now (always, on PostgreSQL)."""
+    url = make_url(settings.resolved_database_url)
+    turns = write_lock.writer_turns(url)
+    if turns is None or not url.database:
+        return True
+    descriptor = os.open(turns.path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(descriptor, fcntl.LOCK_UN)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(descriptor)
+    with contextlib.closing(sqlite3.connect(url.database, timeout=0, isolation_level=None)) as connection:
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError:
+            return False
+        connection.execute("ROLLBACK")
+    return True
 
 
 def _put_part(client: httpx.Client, url: str, data: bytes) -> httpx.Response:

@@ -25,6 +25,7 @@ from ingress.errors import (
 from schemas.settings import Settings
 from sinks.db.availability import DatabaseUnreachable, unreachable
 from sinks.iceberg.exceptions import StorageFull, StorageUnavailable
+from sinks.objectstore.s3_failures import reachable
 from sinks.storage_full import Sightings, full
 from sinks.storage_space import Room, local_paths, local_storage_short, room_of, short_of_room
 
@@ -210,3 +211,14 @@ def test_a_folder_not_made_yet_is_measured_by_the_one_above(tmp_path: Path) -> N
     assert room.free_bytes > 0 and room.free_inodes > 0
     assert not local_storage_short(Settings(data_dir=tmp_path / "data", storage_min_free_bytes=0))
     assert local_storage_short(Settings(data_dir=tmp_path / "data", storage_min_free_bytes=1024**4))
+
+
+def test_an_s3_store_out_of_space_raises_storage_full() -> None:
+    @reachable
+    def put() -> None:
+        response = {"Error": {"Code": "XMinioStorageFull"}, "ResponseMetadata": {"HTTPStatusCode": 507}}
+        raise ClientError(response, "PutObject")  # type: ignore[arg-type]
+
+    with pytest.raises(StorageFull, match=r"^The object storage is full$") as raised:
+        put()
+    assert isinstance(raised.value.__cause__, ClientError)
