@@ -217,7 +217,7 @@ def test_an_s3_store_out_of_space_raises_storage_full() -> None:
     @reachable
     def put() -> None:
         response = {"Error": {"Code": "XMinioStorageFull"}, "ResponseMetadata": {"HTTPStatusCode": 507}}
-        raise ClientError(response, "PutObject")  # type: ignore[arg-type]
+        raise ClientError(response, "PutObject")
 
     with pytest.raises(StorageFull, match=r"^The object storage is full$") as raised:
         put()
