@@ -118,10 +118,16 @@ def _webhook(stack: Stack, handler: RecordingHandler) -> tuple[str, str]:
     return made.json()["webhook"]["id"], made.json()["apiKey"]
 
 
-def _trigger(stack: Stack, webhook_id: str, key: str, n: int) -> httpx.Response:
+def _trigger(stack: Stack, webhook_id: str, key: str, n: int, note: str = "") -> httpx.Response:
+    body = {"order": {"id": n, "note": note}}
     return stack.ingress.client.post(
-        TRIGGER, params={"resourceId": webhook_id}, headers={"Authorization": key}, json={"order": {"id": n}}
+        TRIGGER, params={"resourceId": webhook_id}, headers={"Authorization": key}, json=body
     )
+
+
+def _large_trigger(stack: Stack, webhook_id: str, key: str, n: int) -> httpx.Response:
+    """A body over the inline limit: it goes to the object store, on the small disk whatever the database."""
+    return _trigger(stack, webhook_id, key, n, "x" * (stack.settings.inline_body_bytes + 1024))
 
 
 def _check_full(answer: httpx.Response, shape: str) -> None:
@@ -191,6 +197,10 @@ def test_deliveries_wait_out_a_full_disk_and_none_is_lost_or_doubled(
 
     stack.disk.fill()
     _check_ready_says_full(client)
+    large = _large_trigger(stack, webhook_id, key, 900)
+    assert large.status_code == 503 and int(large.headers["Retry-After"]) > 0, large.text
+    assert large.json()["success"] is False and large.json()["executionId"] is None, large.text
+    assert large.json()["message"].startswith("The object storage is full"), large.text
     if DATABASE_ON_THE_DISK:
         during = _until_refused(lambda n: _trigger(stack, webhook_id, key, 1000 + n), 202, "trigger")
         _check_full(_trigger(stack, webhook_id, key, 999_999), "trigger")
@@ -204,6 +214,7 @@ def test_deliveries_wait_out_a_full_disk_and_none_is_lost_or_doubled(
     stack.disk.free()
     _wait_ready(client)
     after = [_until_accepted(partial(_trigger, stack, webhook_id, key, 2000 + n), 202) for n in range(5)]
+    after.append(_until_accepted(partial(_large_trigger, stack, webhook_id, key, 2900), 202))
 
     accepted = first | {answer.json()["executionId"] for answer in during + after}
     wait_until(
