@@ -9,6 +9,9 @@ While the metadata database cannot be reached, a call that needs it answers 503 
 area's format (the trigger's ``ExecuteWebhookResponse``, analytics' ``errorCode``, ``errors`` and ``hint``,
 ``errors`` elsewhere), never a 500, and logs at most one line a second saying so. So does a call whose storage
 (the object store, the warehouse) cannot be reached, with analytics' ``errorCode`` ``STORAGE_UNAVAILABLE``.
+A write refused because the storage is full (the database's disk, the object store's, the warehouse's:
+``sinks/storage_full.py``) answers the same way, 503 with ``Retry-After`` and a message saying the storage is
+full, and is remembered for a few seconds for ``/readyz``.
 """
 
 from __future__ import annotations
@@ -32,12 +35,20 @@ from schemas.deliveries import ExecuteWebhookResponse
 from sinks.db.availability import DatabaseUnreachable, describe, unreachable
 from sinks.exceptions import BrokerUnavailable
 from sinks.iceberg.exceptions import StorageUnavailable
+from sinks.storage_full import Sightings, full
 
 log = logging.getLogger(__name__)
 DATABASE_RETRY_AFTER_SECONDS = 2
 DATABASE_UNAVAILABLE = "The service's database is unavailable; retry after the time in Retry-After"
 # An S3 outage is not expected to end as fast as a database failover: ask for a little longer.
 STORAGE_RETRY_AFTER_SECONDS = 5
+STORAGE_FULL = "The service's storage is full; retry after the time in Retry-After"
+# Space comes back when someone frees it, not within a failover: longer still.
+STORAGE_FULL_RETRY_AFTER_SECONDS = 10
+# How long /readyz says "full" after a write was refused for lack of space: a database server or S3 service
+# that is full is no file system the ingress can measure.
+FULL_SIGHTING_SECONDS = 5.0
+full_sightings = Sightings(FULL_SIGHTING_SECONDS)
 # Paths whose errors have their own shape (ingress/webhooks/trigger.py, ingress/analytics/coded_errors.py).
 _TRIGGER_PATH = "/clients/custom-webhooks"
 ANALYTICS_PREFIX = "/clients/svcdb/analytics/"
@@ -157,7 +168,8 @@ def messages_of(exc: RequestValidationError | ValidationError, *, prefix: str = 
 
 
 def database_unavailable(exc: BaseException) -> bool:
-    """The request failed because the metadata database did not answer: a 503 to retry, not a 500."""
+    """The request failed because the metadata database did not answer, or a write found the storage full
+    (``unreachable`` counts that too): a 503 to retry, not a 500."""
     return isinstance(exc, OperationalError | InterfaceError) or unreachable(exc)
 
 
@@ -186,6 +198,22 @@ def unavailable_response(path: str) -> JSONResponse:
     return JSONResponse(body, status_code=503, headers=headers)
 
 
+def storage_full_response(path: str) -> JSONResponse:
+    """503 for a write the storage had no room for, in the area's shape; nothing was done."""
+    full_sightings.saw()
+    headers = {"Retry-After": str(STORAGE_FULL_RETRY_AFTER_SECONDS)}
+    body: dict[str, Any]
+    if path == _TRIGGER_PATH:
+        answer = ExecuteWebhookResponse(success=False, message=STORAGE_FULL, errors=[STORAGE_FULL])
+        body = answer.model_dump(by_alias=True)
+    elif path.startswith(ANALYTICS_PREFIX):
+        hint = f"Nothing was changed; retry in {STORAGE_FULL_RETRY_AFTER_SECONDS} seconds"
+        body = {"errorCode": "STORAGE_UNAVAILABLE", "errors": [STORAGE_FULL], "hint": hint}
+    else:
+        body = {"errors": [STORAGE_FULL]}
+    return JSONResponse(body, status_code=503, headers=headers)
+
+
 def storage_unavailable_response(path: str, message: str) -> JSONResponse:
     """503 for a call whose storage failed; ``message`` is StorageUnavailable's, safe to show."""
     headers = {"Retry-After": str(STORAGE_RETRY_AFTER_SECONDS)}
@@ -202,22 +230,24 @@ class _OutageLog:
     def __init__(self, every_seconds: float = 1.0) -> None:
         self._throttle = LogThrottle(every_seconds)
 
-    def refused(self, path: str, exc: BaseException) -> None:
+    def refused(self, path: str, exc: BaseException, *, storage_full: bool) -> None:
         also = self._throttle.take()
         if also is None:
             return
+        what = "storage full" if storage_full else "metadata database unavailable"
         log.warning(
-            "metadata database unavailable; answered 503",
-            extra={"path": path, "error": describe(exc), "also_refused": also},
+            f"{what}; answered 503", extra={"path": path, "error": describe(exc), "also_refused": also}
         )
 
 
 _outage_log = _OutageLog()
 
 
-def database_outage_response(path: str, exc: BaseException) -> JSONResponse:
-    _outage_log.refused(path, exc)
-    return unavailable_response(path)
+def outage_response(path: str, exc: BaseException) -> JSONResponse:
+    """The 503 of a call the database (or the storage, when full) refused."""
+    storage_full = full(exc)
+    _outage_log.refused(path, exc, storage_full=storage_full)
+    return storage_full_response(path) if storage_full else unavailable_response(path)
 
 
 class DatabaseOutage:
@@ -247,7 +277,7 @@ class DatabaseOutage:
                 return
             if started or not database_unavailable(exc):
                 raise
-            await database_outage_response(scope["path"], exc)(scope, receive, send)
+            await outage_response(scope["path"], exc)(scope, receive, send)
 
 
 def install(app: FastAPI) -> None:
@@ -271,13 +301,15 @@ def install(app: FastAPI) -> None:
             return failure_response(request.url.path, 400, [NUL_REFUSED], hint=NUL_HINT)
         if not database_unavailable(exc):
             raise exc  # a real error: the edge's last-resort 500
-        return database_outage_response(request.url.path, exc)
+        return outage_response(request.url.path, exc)
 
     for kind in (SQLAlchemyError, DatabaseUnreachable, sqlite3.OperationalError):
         app.add_exception_handler(kind, _database)
 
     @app.exception_handler(StorageUnavailable)
     async def _storage(request: Request, exc: StorageUnavailable) -> JSONResponse:
+        if full(exc):
+            return outage_response(request.url.path, exc)
         return storage_unavailable_response(request.url.path, str(exc))
 
     @app.exception_handler(BrokerUnavailable)

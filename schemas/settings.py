@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(8080, ge=0, le=65535)
     data_dir: Path = Path(".svc")
+    # /readyz says the storage is full while a file system of the local storage (the data directory, the
+    # SQLite file's, the local object store's and warehouse's) has less than this free.
+    storage_min_free_bytes: int = Field(16 * 1024**2, ge=0, le=1024**4)
     database_url: str | None = None
     kafka_bootstrap: str | None = None
     broker_port: int = Field(9092, ge=0, le=65535)

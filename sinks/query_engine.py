@@ -30,7 +30,8 @@ from core.lru import Lru
 from schemas.jobs import QueryPlan, ViewPlan
 from sinks.duckdb_engine import S3_SCHEME, S3Access, Spill, connect, sql_literal
 from sinks.duckdb_failures import is_io_error, storage_reason
-from sinks.iceberg.exceptions import StorageUnavailable
+from sinks.iceberg.exceptions import StorageFull, StorageUnavailable
+from sinks.storage_full import full
 
 log = logging.getLogger(__name__)
 
@@ -242,6 +243,9 @@ def _batches(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
 def _storage_failure(error: Exception) -> StorageUnavailable:
     """DuckDB could not read the table's files: its text names the endpoint, bucket and key, so it goes to
     the log and the caller reads the reason alone."""
+    if full(error):  # a file DuckDB writes (a result, a spill) found no room: the storage, not the query
+        log.warning("a query found the storage full", exc_info=error)
+        return StorageFull()
     log.warning("a query could not read the table storage", exc_info=error)
     return StorageUnavailable(f"The table storage is unavailable: {storage_reason(str(error))}")
 

@@ -1,10 +1,10 @@
 """What a worker area that runs handlers needs, started and stopped with the Faust app: a DB engine with a
 group committer, the process's producer, the handler invoker and the svcdb queue, and the tasks in flight.
 
-While the metadata database cannot be reached the workers wait for it rather than fail: the group committer
-runs a batch again, pausing longer each time (``sinks.db.availability.Backoff``), and ``until_db`` does the
-same for the reads an area makes outside it. An error raised by either while the worker stops, or any other
-error, is raised as before.
+While the metadata database cannot be reached (or written: its disk is full) the workers wait for it rather
+than fail: the group committer runs a batch again, pausing longer each time
+(``sinks.db.availability.Backoff``), and ``until_db`` does the same for the reads an area makes outside it.
+An error raised by either while the worker stops, or any other error, is raised as before.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from sinks.db.resources import Registration
 from sinks.exceptions import BrokerUnavailable
 from sinks.handlers import HandlerInvoker
 from sinks.kafka import Publisher
+from sinks.storage_full import full
 from sinks.svcdb_queue import SvcDbQueue
 
 log = logging.getLogger(__name__)
@@ -68,9 +69,13 @@ async def survive_outage(call: Callable[[], Awaitable[None]], what: str) -> None
         if not unreachable(exc):
             raise
         log.warning(
-            "metadata database unreachable; the next round tries again",
-            extra={"work": what, "error": describe(exc)},
+            f"{_outage(exc)}; the next round tries again", extra={"work": what, "error": describe(exc)}
         )
+
+
+def _outage(exc: BaseException) -> str:
+    """What a log line calls the outage: a full disk is waited out as an unreachable database is."""
+    return "storage full" if full(exc) else "metadata database unreachable"
 
 
 class HandlerUnavailable(Exception):
@@ -126,7 +131,7 @@ class WorkerRuntime(mode.Service):
                 self.outages.failed()
                 if failures == 1 or failures % _LOG_EVERY == 0:
                     log.warning(
-                        "metadata database unreachable; waiting to try again",
+                        f"{_outage(exc)}; waiting to try again",
                         extra={"work": what, "error": describe(exc), "failures": failures},
                     )
                 await self.sleep(self.backoff.pause(failures))

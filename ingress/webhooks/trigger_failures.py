@@ -2,11 +2,12 @@
 ``ExecuteWebhookResponse`` (``success`` false, ``message``, ``executionId``, ``webhookId``), never the edge's
 generic 500.
 
-A failure that means the metadata database cannot be reached (or a NUL the database refuses) is not answered
-here: it is raised on to ``ingress.errors.DatabaseOutage``, which answers 503 with ``Retry-After`` (400 for
-the NUL). That is right only while nothing is recorded, so it applies to the write of the QUEUED entry alone;
-a failure after that write is answered here with the ids, whatever its cause. A large body the object store
-did not take is answered here too, 503 with ``Retry-After``: nothing was recorded.
+A failure that means the metadata database cannot be reached, or that the storage is full (or a NUL the
+database refuses) is not answered here: it is raised on to ``ingress.errors.DatabaseOutage``, which answers
+503 with ``Retry-After`` (400 for the NUL). That is right only while nothing is recorded, so it applies to the
+write of the QUEUED entry alone; a failure after that write is answered here with the ids, whatever its cause.
+A large body the object store did not take is answered here too, 503 with ``Retry-After``: nothing was
+recorded.
 """
 
 from __future__ import annotations
@@ -19,13 +20,20 @@ from typing import Any
 from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
-from ingress.errors import STORAGE_RETRY_AFTER_SECONDS, database_unavailable, nul_in_text
+from ingress.errors import (
+    STORAGE_FULL_RETRY_AFTER_SECONDS,
+    STORAGE_RETRY_AFTER_SECONDS,
+    database_unavailable,
+    full_sightings,
+    nul_in_text,
+)
 from schemas.deliveries import ExecuteWebhookResponse
 from schemas.records import DeliveryTask
 from sinks.db.availability import describe
 from sinks.db.webhooks import deliveries
 from sinks.exceptions import BrokerUnavailable
 from sinks.iceberg.exceptions import StorageUnavailable
+from sinks.storage_full import full
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +67,11 @@ def body_not_stored(exc: StorageUnavailable, *, webhook_id: str) -> JSONResponse
     recorded, so the caller sends it again later."""
     message = f"{exc}; nothing was recorded, retry after the time in Retry-After"
     response = answer(503, message, execution_id=None, webhook_id=webhook_id)
-    response.headers["Retry-After"] = str(STORAGE_RETRY_AFTER_SECONDS)
+    wait = STORAGE_RETRY_AFTER_SECONDS
+    if full(exc):  # "The object storage is full; ...": as long a wait as any answer of a full storage
+        full_sightings.saw()
+        wait = STORAGE_FULL_RETRY_AFTER_SECONDS
+    response.headers["Retry-After"] = str(wait)
     return response
 
 

@@ -5,7 +5,9 @@ connection the server closed while shutting down or restarting, a server not yet
 with no connection to give, SQLite's busy, locked or cannot-open. The ingress answers them with 503 and
 ``Retry-After``; the workers wait and run the same work again. Any other error (a constraint, a bad
 statement, a serialization failure) is the work's own and is never retried blindly: a worker retrying it
-would retry forever.
+would retry forever. A database whose disk is full (SQLite's ``SQLITE_FULL``, PostgreSQL's ``53100``; the
+classification is :mod:`sinks.storage_full`'s) counts as unreachable too: the write did not happen, the
+workers wait for space as they wait for a server, and the ingress answers 503 saying the storage is full.
 
 :func:`describe` names an error for a log line without what SQLAlchemy adds to its message (the statement
 and its parameters, which may hold a payload) and without a password a driver might echo.
@@ -25,6 +27,7 @@ from sqlalchemy import exc as sa_exc
 
 from core.backoff import capped_doubling
 from sinks.db.write_lock import WriteLockTimeout
+from sinks.storage_full import full
 
 # PostgreSQL SQLSTATEs of a server going away or not taking connections; class 08 is every connection error.
 _UNREACHABLE_STATES = frozenset({"57P01", "57P02", "57P03", "53300"})
@@ -93,8 +96,8 @@ class OutageClock:
 
 
 def unreachable(exc: BaseException) -> bool:
-    """The error, or one it was raised from, says the database cannot be reached right now."""
-    return any(_unreachable(error) for error in _chain(exc))
+    """The error, or one it was raised from, says the database cannot be reached (or written) right now."""
+    return any(_unreachable(error) for error in _chain(exc)) or full(exc)
 
 
 def contention(exc: BaseException) -> bool:

@@ -11,9 +11,10 @@ settled by one callback per event loop, since every thread-safe call wakes the l
 
 A batch that finds the database unreachable (:mod:`sinks.db.availability`) is not replayed item by item.
 Without ``retry`` (the ingress) every caller gets the error at once, and for ``fail_fast_seconds`` so does
-every batch, untried, so callers do not pile up behind connection timeouts. With ``retry`` (the workers)
-the batch waits and runs again with growing pauses until the database answers or the committer stops;
-that is safe because units of work touch only the database and the workers' are compare-and-set.
+every batch, untried (raised from what the first found, so a full disk still reads as one), so callers do
+not pile up behind connection timeouts. With ``retry`` (the workers) the batch waits and runs again with
+growing pauses until the database answers (or has room again) or the committer stops; that is safe because
+units of work touch only the database and the workers' are compare-and-set.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from sinks.db.availability import (
     describe,
     unreachable,
 )
+from sinks.storage_full import full
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -112,6 +114,7 @@ class GroupCommitter:
         self._fail_fast_seconds = fail_fast_seconds
         self._outages = outages
         self._down_until = 0.0  # monotonic time before which batches fail untried (without retry)
+        self._down_because: Exception | None = None  # what the batch that set it found: a full disk, say
         self._queue: queue.Queue[object] = queue.Queue()
         # More than one thread where the database takes concurrent writers (PostgreSQL): a batch waiting for
         # its COMMIT does not hold up the next one. Each thread gathers and commits its own batches.
@@ -194,7 +197,9 @@ class GroupCommitter:
 
     def _commit_once(self, batch: list[tuple[Work, _Waiter]]) -> list[Outcome]:
         if self._retry is None and time.monotonic() < self._down_until:
-            raise DatabaseUnreachable("the metadata database was unreachable a moment ago")
+            raise DatabaseUnreachable(
+                "the metadata database was unreachable a moment ago"
+            ) from self._down_because
         turn = self._turns.turn() if self._turns is not None else contextlib.nullcontext()
         with turn, self._sessions.begin() as session:
             write_lock.take(session)
@@ -215,11 +220,18 @@ class GroupCommitter:
         if isinstance(exc, DatabaseUnreachable):  # failed untried: said once already
             return False
         busy = contention(exc)  # SQLite's write lock stayed taken: the database is there
-        what = "write lock not taken" if busy else "metadata database unreachable"
+        what = (
+            "write lock not taken"
+            if busy
+            else "storage full"
+            if full(exc)
+            else "metadata database unreachable"
+        )
         extra = {"committer": self._name, "error": describe(exc), "items": items, "failures": failures}
         if self._retry is None or self._stopping.is_set():
             if not busy:  # the lock is per batch: the next batch waits for it afresh
                 self._down_until = time.monotonic() + self._fail_fast_seconds
+                self._down_because = exc
             log.warning(f"{what}; batch failed", extra=extra)
             return False
         if failures == 1 or failures % _LOG_EVERY == 0:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sinks.exceptions import Conflict, NotFound, SinkError
+from sinks.storage_full import NoRoom
 
 
 class IcebergError(SinkError):
@@ -32,3 +33,12 @@ class MaskingError(IcebergError):
 class StorageUnavailable(IcebergError):
     """The table storage (an S3 service, or the warehouse's disk) failed a read or a write; nothing of the
     write was committed, and trying again once the storage is back is safe."""
+
+
+class StorageFull(StorageUnavailable, NoRoom):
+    """The storage had no room left for the write (a full file system or quota, or an S3 service out of
+    space; ``sinks/storage_full.py``); nothing of it was kept, and the same write succeeds once space returns.
+    Raised from the error that said so (the log has it)."""
+
+    def __init__(self, storage: str = "storage") -> None:
+        super().__init__(f"The {storage} is full")

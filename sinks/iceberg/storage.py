@@ -2,7 +2,8 @@
 
 pyarrow (and so pyiceberg's FileIO) reports an unreachable S3 service, a refused key or a failing disk as a
 bare OSError whose text names the bucket and the object key. `table_storage()` turns it into
-StorageUnavailable with a message a tenant may read: what went wrong, without the warehouse's paths.
+StorageUnavailable with a message a tenant may read: what went wrong, without the warehouse's paths (a full
+disk is StorageFull, "The table storage is full").
 A commit that fails this way has not changed the table: the catalog's pointer moves last. A load's source
 files sit in the object store, whose failures are told apart the same way (`storage_failure` with the
 "upload storage" named, `sinks/loads`).
@@ -15,7 +16,8 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sinks.iceberg.exceptions import StorageUnavailable
+from sinks.iceberg.exceptions import StorageFull, StorageUnavailable
+from sinks.storage_full import full
 
 log = logging.getLogger(__name__)
 _AWS_ERROR = re.compile(r"AWS Error ([A-Z_]+)")
@@ -35,7 +37,10 @@ def s3_service_failure(error: OSError) -> bool:
 
 
 def storage_failure(error: OSError, storage: str = "table storage") -> StorageUnavailable:
-    """StorageUnavailable for ``error``, its message free of bucket names and keys."""
+    """StorageUnavailable for ``error``, its message free of bucket names and keys: StorageFull when the
+    storage had no room left for a write."""
+    if full(error):
+        return StorageFull(storage)
     found = _AWS_ERROR.search(str(error))
     if found is not None:
         code = found.group(1)

@@ -52,11 +52,14 @@ def assembled_at(path: Path) -> Assembled | None:
 def write_manifest(folder: Path, parts: Sequence[tuple[str, int]]) -> None:
     """Names ``parts`` (file names in ``folder``, in order) as the object's content, atomically."""
     temporary = folder / f"{MANIFEST}.tmp"
-    with temporary.open("w") as sink:
-        json.dump({"size": sum(size for _, size in parts), "parts": list(parts)}, sink)
-        sink.flush()
-        os.fsync(sink.fileno())
-    os.replace(temporary, folder / MANIFEST)
+    try:
+        with temporary.open("w") as sink:
+            json.dump({"size": sum(size for _, size in parts), "parts": list(parts)}, sink)
+            sink.flush()
+            os.fsync(sink.fileno())
+        os.replace(temporary, folder / MANIFEST)
+    finally:
+        temporary.unlink(missing_ok=True)  # a write cut off midway (a full disk) keeps no space
 
 
 class ConcatenatedFile(io.RawIOBase):

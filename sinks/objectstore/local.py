@@ -1,27 +1,30 @@
 """The object store on a local directory: one file per object, multipart parts staged beside the objects.
 
 Every write goes to a temporary file or folder that is renamed into place, so a reader sees a whole object
-or none. A completed multipart upload of several parts stays as its parts (`assembled.py`): completing it
-renames a folder instead of writing the whole upload a second time.
+or none; a write that finds the file system full leaves nothing behind and raises StorageFull (503 with
+``Retry-After`` at the ingress). A completed multipart upload of several parts stays as its parts
+(`assembled.py`): completing it renames a folder instead of writing the whole upload a second time.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
 import shutil
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from itertools import islice
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, ParamSpec, TypeVar
 
 import fsspec
 import pyarrow.fs
 
 from schemas.ids import new_id
+from sinks.iceberg.exceptions import StorageFull
 from sinks.objectstore.assembled import (
     MANIFEST,
     AssembledAwareHandler,
@@ -38,10 +41,28 @@ from sinks.objectstore.base import (
     quoted_etag,
 )
 from sinks.objectstore.exceptions import NoSuchKey, NoSuchUpload
+from sinks.storage_full import full
 
 CHUNK_BYTES = 1024 * 1024
 _UPLOAD_ID = re.compile(r"^[0-9a-f]{32}$")
 _PART_FILE = re.compile(r"^(\d+)-([0-9a-f]{32})\.part$")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _roomy(call: Callable[P, R]) -> Callable[P, R]:
+    """The store's write, a file system without room for it reported as StorageFull."""
+
+    @functools.wraps(call)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return call(*args, **kwargs)
+        except OSError as error:
+            if not full(error):
+                raise
+            raise StorageFull("object storage") from error
+
+    return guarded
 
 
 class LocalObjectStore(ObjectStore):
@@ -54,11 +75,15 @@ class LocalObjectStore(ObjectStore):
     def _path(self, key: str) -> Path:
         return self.root / check_key(key)
 
+    @_roomy
     def put_bytes(self, key: str, data: bytes) -> None:
         target = self._path(key)
         temporary = _temporary_beside(target)
-        temporary.write_bytes(data)
-        _move_into_place(temporary, target)
+        try:
+            temporary.write_bytes(data)
+            _move_into_place(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)  # a write cut off midway (a full disk) keeps no space
 
     def get_bytes(self, key: str) -> bytes:
         path = self._path(key)
@@ -162,14 +187,20 @@ class LocalObjectStore(ObjectStore):
             raise NoSuchUpload(f"Upload {upload_id} is not for key {key}")
         return folder
 
+    @_roomy
     def initiate_multipart(self, key: str) -> str:
         check_key(key)
         upload_id = new_id()
         folder = self.staging / upload_id
         folder.mkdir(parents=True)
-        (folder / "key").write_text(key)
+        try:
+            (folder / "key").write_text(key)
+        except OSError:
+            shutil.rmtree(folder, ignore_errors=True)  # no half-made upload (a full disk)
+            raise
         return upload_id
 
+    @_roomy
     def put_part(self, key: str, upload_id: str, part_number: int, data: bytes | BinaryIO) -> str:
         check_part_number(part_number)
         folder = self._upload_dir(key, upload_id)
@@ -221,6 +252,7 @@ class LocalObjectStore(ObjectStore):
             stored[number] = (quoted_etag(etag_hex), path.stat().st_size, path)
         return stored
 
+    @_roomy
     def complete_multipart(self, key: str, upload_id: str, etags: Mapping[int, str]) -> None:
         folder = self._upload_dir(key, upload_id)
         stored = self._stored_parts(folder, etags)
@@ -234,11 +266,12 @@ class LocalObjectStore(ObjectStore):
             return
         # The upload's folder becomes the object: its parts stay where they were written.
         chosen = [(stored[number][2].name, stored[number][1]) for number in numbers]
-        names = {name for name, _ in chosen}
+        names = {name for name, _ in chosen} | {MANIFEST}
+        # The manifest first: a write refused for a full disk leaves the upload as it was, to complete again.
+        write_manifest(folder, chosen)
         for path in folder.iterdir():
             if path.name not in names:
                 path.unlink(missing_ok=True)
-        write_manifest(folder, chosen)
         _move_into_place(folder, target)
         _sync_folder(target.parent)
 

@@ -1,7 +1,7 @@
 """S3 failing a call because the service is away (no connection, no answer in time, a connection cut,
 throttling, a 5xx after every attempt), told apart from S3 refusing the call: the first is StoreUnavailable
 for the caller (503 with Retry-After at the ingress), with botocore's error, which names the endpoint, bucket
-and key, in the log only."""
+and key, in the log only. A service out of space is StorageFull."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from typing import ParamSpec, TypeVar
 
 from botocore.exceptions import BotoCoreError, ClientError, ConnectionError, HTTPClientError, ReadTimeoutError
 
+from sinks.iceberg.exceptions import StorageFull
 from sinks.objectstore import exceptions as failures
 from sinks.objectstore.exceptions import StoreUnavailable
+from sinks.storage_full import full
 
 log = logging.getLogger(__name__)
 _BUSY = {"SlowDown", "429"}
@@ -52,6 +54,9 @@ def reachable(call: Callable[P, R]) -> Callable[P, R]:
         try:
             return call(*args, **kwargs)
         except (BotoCoreError, ClientError) as error:
+            if full(error):  # an S3-compatible service out of space (HTTP 507)
+                log.warning("the object storage is full", extra={"operation": call.__name__}, exc_info=True)
+                raise StorageFull("object storage") from error
             reason = unavailable_reason(error)
             if reason is None:
                 raise

@@ -10,6 +10,9 @@ again by the reconciler.
 
 A LOAD job reads its uploaded files, converts them to the table's columns and commits them in one Iceberg
 transaction, exactly once per job id (``sinks/loads``), so running it again after a crash adds nothing twice.
+
+A job whose run finds the storage full (a result file, the warehouse, the metadata database) is not FAILED: it
+stays RUNNING, its heartbeat kept, and runs again after a growing pause until there is room.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from schemas.settings import Settings
 from schemas.topics import ANALYTICS_JOBS
 from sinks.db.analytics import jobs, tables
 from sinks.db.analytics.jobs import Outcome
+from sinks.db.availability import Backoff, describe
 from sinks.db.models import Job
 from sinks.duckdb_engine import s3_access_for
 from sinks.embedded_broker.fetch_wait import FetchWait
@@ -56,6 +60,7 @@ from sinks.query_engine import (
 )
 from sinks.query_runs import execute, succeeded
 from sinks.result_orphans import sweep_orphan_results
+from sinks.storage_full import full
 from streams.app import raw_topic
 from streams.runtime import WorkerRuntime, survive_outage
 
@@ -67,6 +72,9 @@ SWEEP_SECONDS = 600.0
 # Result files no job names are looked for hourly, not with the expiry sweep: they are rare and must be a day
 # old to count, while a pass lists the store's result files (a page of them) and looks their keys up.
 ORPHAN_SWEEP_SECONDS = 3600.0
+# Pauses before a job that found the storage full runs again: space comes back when someone frees it, and a
+# query run again reads its tables again.
+SPACE_BACKOFF = Backoff(first=1.0, longest=10.0)
 
 
 def now() -> datetime:
@@ -157,22 +165,32 @@ class AnalyticsRuntime(WorkerRuntime):
 
     async def _run(self, job: Job, claim: asyncio.Future[Job | None]) -> None:
         """Run a job once ``claim`` (QUEUED → RUNNING) succeeds. A query starts while its claim commits and
-        its result is written only once the claim has succeeded; a load starts after it."""
-        started = time.monotonic()
+        its result is written only once the claim has succeeded; a load starts after it. A run that found
+        the storage full is run again after a pause, the job RUNNING meanwhile: never FAILED for the disk."""
         outcome: Outcome | None
-        try:
-            if job.kind == JobKind.LOAD.value:
-                outcome = await self._load(job) if await claim is not None else None
-            else:
-                outcome = await self._query(job, started, claim)
-        except Exception as exc:
-            log.exception("query job crashed", extra={"job_id": job.id})
-            outcome = Outcome(
-                JobState.FAILED,
-                error_code="INTERNAL",
-                error_message=f"Internal error: {type(exc).__name__}",
-                error_hint="Retry the query",
-            )
+        failures = 0
+        while True:
+            try:
+                outcome = await self._attempt(job, claim)
+            except Exception as exc:
+                if not full(exc):
+                    log.exception("query job crashed", extra={"job_id": job.id})
+                    outcome = Outcome(
+                        JobState.FAILED,
+                        error_code="INTERNAL",
+                        error_message=f"Internal error: {type(exc).__name__}",
+                        error_hint="Retry the query",
+                    )
+                    break
+                failures += 1
+                log.warning(
+                    "storage full; the job waits to run again",
+                    extra={"job_id": job.id, "failures": failures, "error": describe(exc)},
+                )
+                if not await self._pause_running(job.id, SPACE_BACKOFF.pause(failures)):
+                    return  # cancelled meanwhile, or the worker stops: the reconciler hands it out again
+                continue
+            break
         if outcome is None or await _claimed(claim) is None:
             return  # someone else holds the job, or it ended while queued
         finished = await self.committer.run(partial(jobs.finish, job_id=job.id, outcome=outcome, now=now()))
@@ -180,6 +198,28 @@ class AnalyticsRuntime(WorkerRuntime):
             # Cancelled while its result was being written: the result is nobody's.
             await asyncio.to_thread(delete_result, self.store, outcome.result_key)
         log.info("query job ended", extra={"job_id": job.id, "state": outcome.state.value})
+
+    async def _attempt(self, job: Job, claim: asyncio.Future[Job | None]) -> Outcome | None:
+        if job.kind == JobKind.LOAD.value:
+            return await self._load(job) if await claim is not None else None
+        return await self._query(job, time.monotonic(), claim)
+
+    async def _pause_running(self, job_id: str, seconds: float) -> bool:
+        """Wait ``seconds`` with the job's heartbeat kept fresh (so no reconciler hands it out meanwhile);
+        False when it stopped being RUNNING (cancelled) or the worker is stopping."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                state = await self.committer.run(partial(jobs.heartbeat, job_id=job_id, now=now()))
+            except Exception as exc:  # the worker stops while the database is away: the job stays RUNNING
+                log.warning(
+                    "a waiting job left to the reconciler", extra={"job_id": job_id, "error": describe(exc)}
+                )
+                return False
+            if state != JobState.RUNNING.value or self.should_stop:
+                return False
+            await self.sleep(min(left, CHECK_SECONDS))
+        return not self.should_stop
 
     async def _query(self, job: Job, started: float, claim: asyncio.Future[Job | None]) -> Outcome | None:
         plan = QueryPlan.model_validate_json(job.plan_json)
@@ -210,6 +250,8 @@ class AnalyticsRuntime(WorkerRuntime):
                     JobState.FAILED, error_code="QUERY_FAILED", error_message=str(exc), error_hint=None
                 )
             except StorageUnavailable as exc:
+                if full(exc):
+                    raise  # run again once there is room (``_run``)
                 # The table's files or the result's store could not be reached; the message names neither
                 # endpoint, bucket nor key (the full error is in the worker's log).
                 return Outcome(
@@ -297,6 +339,8 @@ class AnalyticsRuntime(WorkerRuntime):
                 error_hint="Nothing was loaded; name the file columns in columnMapping",
             )
         except StorageUnavailable as exc:
+            if full(exc):
+                raise  # nothing was committed; run again once there is room (``_run``)
             return Outcome(
                 JobState.FAILED,
                 error_code="STORAGE_UNAVAILABLE",
@@ -328,7 +372,11 @@ class AnalyticsRuntime(WorkerRuntime):
         await self.ready.wait()
         moment = now()
         grace = self.settings.queued_grace_at(moment)
-        running_grace = timedelta(seconds=CHECK_SECONDS * 10 + self.settings.processing_grace_seconds)
+        # A heartbeat that waited for the database (down, or full) is late, not lost: the wait is allowed for.
+        waited = self.outages.lag()
+        running_grace = timedelta(
+            seconds=CHECK_SECONDS * 10 + self.settings.processing_grace_seconds + waited
+        )
         again = await self.committer.run(
             partial(jobs.lost, now=moment, queued_grace=grace, running_grace=running_grace)
         )

@@ -4,7 +4,8 @@ Records on ``svc.table.appends`` are keyed by table id, so one partition (one wo
 A batch taken within ``SVC_TABLE_COMMIT_INTERVAL_SECONDS`` becomes one Iceberg commit per table whose snapshot
 summary lists the write ids it contains; a redelivered write is skipped by that ledger, and a write already
 marked COMMITTED in the DB is never read again. Rows are durable in the DB before the caller's answer, so a
-lost record only delays them until the sweeper publishes them again.
+lost record only delays them until the sweeper publishes them again; so does a commit that found the storage
+full.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from schemas.settings import Settings
 from schemas.topics import TABLE_APPENDS
 from sinks import svcdb_apply
 from sinks.db.analytics import tables
+from sinks.db.availability import describe
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.models import AnalyticsTable, TableWrite
 from sinks.iceberg import catalog as iceberg
@@ -35,6 +37,7 @@ from sinks.iceberg import writer
 from sinks.iceberg.convert import from_ipc, rows_to_arrow
 from sinks.iceberg.masking import Masker
 from sinks.kafka import Publisher
+from sinks.storage_full import full
 from streams.app import raw_topic
 from streams.runtime import survive_outage
 
@@ -123,9 +126,15 @@ class TableWriter(mode.Service):
         for table_id, write_ids in grouped.items():
             try:
                 await asyncio.to_thread(self.commit_table, table_id, write_ids)
-            except Exception:
+            except Exception as exc:
                 # The writes stay PENDING in the DB; the sweeper hands them over again. One table's trouble
                 # must not stop the agent that writes every other table.
+                if full(exc):  # nothing was committed: the sweep after the pause finds room, or waits again
+                    log.warning(
+                        "storage full; the table's writes wait for the sweep",
+                        extra={"table_id": table_id, "error": describe(exc)},
+                    )
+                    continue
                 log.exception("table commit failed; it will be retried", extra={"table_id": table_id})
 
     def commit_table(self, table_id: str, write_ids: list[str]) -> int:

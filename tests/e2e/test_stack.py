@@ -16,7 +16,11 @@ pytestmark = pytest.mark.e2e
 def test_up_serves_survives_a_restart_and_stops_cleanly(up: Up) -> None:
     up.start()
     assert httpx.get(f"{up.url}/healthz").status_code == 200
-    assert httpx.get(f"{up.url}/readyz").json()["checks"] == {"database": "ok", "broker": "ok"}
+    assert httpx.get(f"{up.url}/readyz").json()["checks"] == {
+        "database": "ok",
+        "broker": "ok",
+        "storage": "ok",
+    }
     children = up.children()
     assert len(children) >= 3, "broker, worker and ingress run as children"
 

@@ -18,7 +18,7 @@ def test_health_ready_and_docs(ingress: Ingress) -> None:
     assert health.status_code == 200 and health.json() == {"status": "ok"}
     ready = client.get("/readyz")
     assert ready.status_code == 200, ready.text
-    assert ready.json()["checks"] == {"database": "ok", "broker": "ok"}
+    assert ready.json()["checks"] == {"database": "ok", "broker": "ok", "storage": "ok"}
     assert client.get("/openapi.json").json()["info"]["title"] == "svc"
     assert client.get("/docs").status_code == 200
 
@@ -177,7 +177,7 @@ def test_readyz_reports_an_unreachable_broker(tmp_path_factory: pytest.TempPathF
             tansu.wait()
             answer = server.client.get("/readyz")
             assert answer.status_code == 503
-            assert answer.json()["checks"] == {"database": "ok", "broker": "unreachable"}
+            assert answer.json()["checks"] == {"database": "ok", "broker": "unreachable", "storage": "ok"}
             assert answer.json()["errors"] == ["broker unreachable"]
             assert server.client.get("/healthz").status_code == 200
     finally:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from schemas.settings import Settings
-from sinks.iceberg.exceptions import StorageUnavailable
+from sinks.iceberg.exceptions import StorageFull, StorageUnavailable
 from sinks.iceberg.storage import storage_failure, table_storage
 from sinks.objectstore import ensure_buckets
 from sinks.objectstore.buckets import s3_buckets
@@ -57,8 +57,15 @@ def test_pyarrow_s3_errors_become_messages_without_paths(code: str, reason: str)
 
 
 def test_a_local_disk_error_keeps_its_reason() -> None:
+    error = OSError(5, "Input/output error", "/srv/warehouse/c_x/t_y/data/f.parquet")
+    assert str(storage_failure(error)) == "The table storage is unavailable: Input/output error"
+
+
+def test_a_full_disk_says_the_storage_is_full() -> None:
     error = OSError(28, "No space left on device", "/srv/warehouse/c_x/t_y/data/f.parquet")
-    assert str(storage_failure(error)) == "The table storage is unavailable: No space left on device"
+    failure = storage_failure(error)
+    assert isinstance(failure, StorageFull)
+    assert str(failure) == "The table storage is full"
 
 
 def test_table_storage_translates_only_os_errors() -> None:

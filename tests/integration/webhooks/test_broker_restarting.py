@@ -138,7 +138,7 @@ def test_what_is_accepted_while_the_broker_is_away_reaches_the_new_one(restart: 
     # Still ready: what it accepts meanwhile is committed and handed over by the new workers.
     ready = client.get("/readyz")
     assert ready.status_code == 200, ready.text
-    assert ready.json()["checks"] == {"database": "ok", "broker": "restarting"}
+    assert ready.json()["checks"] == {"database": "ok", "broker": "restarting", "storage": "ok"}
     restart.notice.set_away(False)  # the same broker gone without svc up restarting it
     gone = client.get("/readyz")
     assert gone.status_code == 503 and gone.json()["checks"]["broker"] == "unreachable"
