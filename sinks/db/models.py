@@ -11,6 +11,7 @@ from sqlalchemy import (
     CheckConstraint,
     Date,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -19,6 +20,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -107,6 +109,38 @@ class HandlerResource(Base):
     name: Mapped[str] = mapped_column(String(200))
     endpoint: Mapped[str] = mapped_column(String(2000))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # The destination's limits across every worker: calls in flight at once, and calls started per second
+    # (NULL: no rate limit). A delivery over them waits in the database, burning no attempt.
+    max_concurrency: Mapped[int] = mapped_column(Integer, default=16, server_default="16")
+    max_per_second: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class DestinationState(Base):
+    """What the workers know of one destination (a handler resource) beyond its limits: its circuit, the
+    failures that open it, a Retry-After it asked for, and the tokens of its rate limit. Written under the
+    handler resource's row lock (PostgreSQL) or the write lock (SQLite), so every worker sees one state."""
+
+    __tablename__ = "destination_states"
+
+    resource_id: Mapped[str] = mapped_column(
+        ForeignKey("handler_resources.id", ondelete="CASCADE"), primary_key=True
+    )
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), index=True)
+    # CLOSED, OPEN or HALF_OPEN, since when; while OPEN one probe may start at probe_at.
+    state: Mapped[str] = mapped_column(String(16), default="CLOSED")
+    since: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    probe_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    consecutive_failures: Mapped[int] = mapped_column(Integer, default=0)
+    window_start: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    window_attempts: Mapped[int] = mapped_column(Integer, default=0)
+    window_failures: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    last_error_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # No call starts before this time (the destination answered 429 or 503 with Retry-After).
+    blocked_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # The rate limit's bucket: tokens at tokens_at, refilled at max_per_second up to one second's worth.
+    tokens: Mapped[float] = mapped_column(Float, default=0.0)
+    tokens_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class ResourceVersion(Base):
@@ -222,6 +256,14 @@ class WebhookExecution(Base):
         ),
         Index("ix_webhook_executions_execution", "execution_id", "attempt_number"),
         Index("ix_webhook_executions_pending", "status", "dispatched_at", "available_at"),
+        # Only the waiting entries are in it, so the trigger's inserts never touch it.
+        Index(
+            "ix_webhook_executions_waiting",
+            "waiting_for",
+            "queued_at",
+            sqlite_where=text("waiting_for IS NOT NULL"),
+            postgresql_where=text("waiting_for IS NOT NULL"),
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -256,6 +298,12 @@ class WebhookExecution(Base):
     # The delivery's W3C traceparent as the ingress span wrote it (core/tracing.py); every attempt of the
     # delivery keeps it. NULL for deliveries from before tracing.
     trace_parent: Mapped[str | None] = mapped_column(String(55), nullable=True)
+    # QUEUED and waiting for its destination (the resource id) to take another call: not handed to Kafka
+    # again until a slot frees; NULL otherwise. ``waiting_since``: when it first waited; ``waited_ms``: how
+    # long it waited before its call started (the history shows it apart from the attempt's own time).
+    waiting_for: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    waiting_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    waited_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class WebhookExecutionCount(Base):
