@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from schemas.base import RequestModel, WireModel
+from schemas.examples import alerts as examples
 
 MAX_ID_CHARS = 100
 MAX_RULES_PER_COMPANY = 100
@@ -117,17 +118,8 @@ def subject_of(condition: WebhookFailures | CircuitOpen | ScheduledRunFailed | T
     return condition.table_id
 
 
-_RULE_EXAMPLE: dict[str, Any] = {
-    "name": "orders failing",
-    "condition": {"type": "WEBHOOK_FAILURES", "webhookId": None, "count": 5, "withinMinutes": 10},
-    "resolveAfterSeconds": 600,
-    "notify": None,
-    "enabled": True,
-}
-
-
 class CreateRuleRequest(RequestModel):
-    model_config = ConfigDict(json_schema_extra={"examples": [_RULE_EXAMPLE]})
+    model_config = ConfigDict(json_schema_extra=examples.CREATE_RULE)
 
     name: str = Field(min_length=1, max_length=200)
     condition: Condition
@@ -146,9 +138,7 @@ class CreateRuleRequest(RequestModel):
 
 
 class RuleIdRequest(RequestModel):
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"ruleId": "0190f3c2a1b27c3d8e9f0a1b2c3d4e5f"}]}
-    )
+    model_config = ConfigDict(json_schema_extra=examples.RULE_ID)
 
     rule_id: str = Field(min_length=1, max_length=MAX_ID_CHARS)
 
@@ -157,9 +147,7 @@ class UpdateRuleRequest(RequestModel):
     """The fields to change; an omitted field is left as it is, ``notify: null`` stops notifications.
     ``rotateSecret`` makes a new signing secret, answered once."""
 
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"ruleId": "0190f3c2a1b27c3d8e9f0a1b2c3d4e5f", "enabled": False}]}
-    )
+    model_config = ConfigDict(json_schema_extra=examples.UPDATE_RULE)
 
     rule_id: str = Field(min_length=1, max_length=MAX_ID_CHARS)
     name: str | None = Field(None, min_length=1, max_length=200)
@@ -215,7 +203,7 @@ class AlertsRequest(RequestModel):
     """Alerts of the company, the most recently opened first; ``cursor`` is the previous page's
     ``nextCursor``."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{"state": "OPEN", "limit": 50}]})
+    model_config = ConfigDict(json_schema_extra=examples.ALERTS)
 
     state: AlertState | None = None
     rule_id: OptionalId = None
@@ -229,9 +217,7 @@ class AlertsRequest(RequestModel):
 
 
 class AlertIdRequest(RequestModel):
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"alertId": "0190f3c2a1b27c3d8e9f0a1b2c3d4e5f"}]}
-    )
+    model_config = ConfigDict(json_schema_extra=examples.ALERT_ID)
 
     alert_id: str = Field(min_length=1, max_length=MAX_ID_CHARS)
 
@@ -239,9 +225,7 @@ class AlertIdRequest(RequestModel):
 class AlertReplayRequest(RequestModel):
     """Re-run the alert's failed deliveries (the executions it lists) through ``/custom-webhooks/replay``."""
 
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"alertId": "0190f3c2a1b27c3d8e9f0a1b2c3d4e5f", "dryRun": True}]}
-    )
+    model_config = ConfigDict(json_schema_extra=examples.REPLAY)
 
     alert_id: str = Field(min_length=1, max_length=MAX_ID_CHARS)
     dry_run: bool = False

@@ -42,6 +42,7 @@ from schemas.jobs import (
     LoadRequest,
     QueryRequest,
 )
+from schemas import alerts
 from schemas.maintenance import MaintainRequest
 from schemas.replay import ReplayRequest
 from schemas.scheduled import actions, controls
@@ -78,6 +79,8 @@ EVENTS = "/clients/scheduled-events"
 TABLES = "/svc_poweruser/analytics/tables"
 ANALYTICS = "/clients/svcdb/analytics"
 INTAKE = "/clients/svcdb-intake"
+ALERTS = "/svc_poweruser/alerts"
+ALERT_RULES = f"{ALERTS}/rules"
 
 # The operations issue 22 names, each with the model its body is validated as.
 MAIN_OPERATIONS: dict[str, type[BaseModel]] = {
@@ -127,6 +130,16 @@ OTHER_OPERATIONS: dict[str, type[BaseModel]] = {
     f"{TABLES}/maintain": MaintainRequest,
     f"{ANALYTICS}/cancel": JobRequest,
     f"{INTAKE}/multipart-abort": AbortRequest,
+    "/svc_poweruser/retention/get": identity.EmptyRequest,
+    f"{ALERT_RULES}/create": alerts.CreateRuleRequest,
+    f"{ALERT_RULES}/get-all": identity.EmptyRequest,
+    f"{ALERT_RULES}/update": alerts.UpdateRuleRequest,
+    f"{ALERT_RULES}/delete": alerts.RuleIdRequest,
+    f"{ALERTS}/get-all": alerts.AlertsRequest,
+    f"{ALERTS}/get": alerts.AlertIdRequest,
+    f"{ALERTS}/acknowledge": alerts.AlertIdRequest,
+    f"{ALERTS}/resolve": alerts.AlertIdRequest,
+    f"{ALERTS}/replay": alerts.AlertReplayRequest,
 }
 OPERATIONS = {**MAIN_OPERATIONS, **OTHER_OPERATIONS}
 ID = re.compile(r"^[0-9a-f]{32}$")
@@ -136,7 +149,10 @@ M = TypeVar("M", bound=BaseModel)
 ID_FIELDS = frozenset(
     {
         "agentId",
+        "alertId",
         "jobId",
+        "notify",
+        "ruleId",
         "resourceId",
         "scheduledEventId",
         "tableId",
@@ -243,6 +259,8 @@ def test_ids_are_ids_the_service_issues(path: str) -> None:
     without_ids = {
         "/clients/whoami",
         "/svc_poweruser/whoami",
+        "/svc_poweruser/retention/get",
+        f"{ALERT_RULES}/get-all",
         f"{EVENTS}/all",
         f"{TABLES}/create",
         f"{INTAKE}/multipart-initiate",
