@@ -28,7 +28,7 @@ from ingress.analytics.append_rows import convert
 from ingress.analytics.job_results_view import check_reveal_pair
 from ingress.analytics.jobs import _cursor
 from ingress.analytics.table_specs import table_definition
-from schemas import identity
+from schemas import alerts, identity
 from schemas.column_types import SYSTEM_COLUMNS, ColumnDef, parse_column_type
 from schemas.examples import ids
 from schemas.intake import AbortRequest, CompleteRequest, InitiateRequest, PartUrlsRequest
@@ -42,7 +42,6 @@ from schemas.jobs import (
     LoadRequest,
     QueryRequest,
 )
-from schemas import alerts
 from schemas.maintenance import MaintainRequest
 from schemas.replay import ReplayRequest
 from schemas.scheduled import actions, controls

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +46,9 @@ ALERTS = "/svc_poweruser/alerts"
 
 @pytest.fixture
 def receiver(tmp_path: Path) -> Iterator[NotificationReceiver]:
-    with serving(NotificationReceiver(log_path=tmp_path / "notifications.log")) as running:
-        yield running
+    receiving = NotificationReceiver(log_path=tmp_path / "notifications.log")
+    with serving(receiving):
+        yield receiving
 
 
 def call(world: World, key: str, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -75,7 +76,9 @@ def created_at(world: World, rule_id: str) -> datetime:
     return moment
 
 
-def seed_failures(world: World, webhook_id: str, ended: list[datetime], *, company_id: str | None = None) -> None:
+def seed_failures(
+    world: World, webhook_id: str, ended: list[datetime], *, company_id: str | None = None
+) -> None:
     """Deliveries whose last attempt FAILED at each time of ``ended`` (two attempts each: the first FAILED
     and retried, so only the second counts)."""
     company = company_id or world.company_id
@@ -124,7 +127,9 @@ def test_rules_are_a_company_admins_own_and_bad_input_changes_nothing(world: Wor
     created = ok(world, f"{RULES}/create", body)
     rule = created["rule"]
     assert created["secret"].startswith("whsec_")
-    assert rule["condition"] == body["condition"] and rule["enabled"] is True and rule["notify"] == world.tool_id
+    assert (
+        rule["condition"] == body["condition"] and rule["enabled"] is True and rule["notify"] == world.tool_id
+    )
     listed = ok(world, f"{RULES}/get-all", {})["rules"]
     assert listed == [rule]
     assert "secret" not in json.dumps(listed)
@@ -201,7 +206,9 @@ def test_500_failures_in_a_minute_open_one_alert_and_one_notification_per_state(
 
     acknowledged = ok(world, f"{ALERTS}/acknowledge", {"alertId": alert["alertId"]})["alert"]
     assert acknowledged["state"] == "ACKNOWLEDGED" and acknowledged["acknowledgedAt"]
-    assert ok(world, f"{ALERTS}/acknowledge", {"alertId": alert["alertId"]})["alert"]["state"] == "ACKNOWLEDGED"
+    assert (
+        ok(world, f"{ALERTS}/acknowledge", {"alertId": alert["alertId"]})["alert"]["state"] == "ACKNOWLEDGED"
+    )
     evaluate(kafka_settings, start + timedelta(seconds=71))
 
     # Two more failures count into the same alert; then clear for 120 s, it resolves by itself.
@@ -212,7 +219,9 @@ def test_500_failures_in_a_minute_open_one_alert_and_one_notification_per_state(
     assert evaluate(kafka_settings, start + timedelta(seconds=204)).resolved == 1
     resolved = alerts_of(world)[0]
     assert (resolved["state"], resolved["resolvedBy"]) == ("RESOLVED", "CLEAR")
-    assert evaluate(kafka_settings, start + timedelta(seconds=300)).opened == 0  # counted failures stay counted
+    assert (
+        evaluate(kafka_settings, start + timedelta(seconds=300)).opened == 0
+    )  # counted failures stay counted
 
     payloads = verified(receiver, secret)
     assert [p["type"] for p in payloads] == ["alert.opened", "alert.acknowledged", "alert.resolved"]
@@ -236,7 +245,12 @@ def test_fewer_failures_than_the_rule_counts_open_nothing_and_a_resolved_alert_c
         f"{RULES}/create",
         {
             "name": "three in a minute",
-            "condition": {"type": "WEBHOOK_FAILURES", "webhookId": webhook_id, "count": 3, "withinMinutes": 1},
+            "condition": {
+                "type": "WEBHOOK_FAILURES",
+                "webhookId": webhook_id,
+                "count": 3,
+                "withinMinutes": 1,
+            },
         },
     )["rule"]
     start = created_at(world, rule["ruleId"])
@@ -326,18 +340,18 @@ def test_a_failed_or_missed_scheduled_run_opens_one_alert_per_event(
             )
         )
         session.flush()
-        for number, status in enumerate(("FAILED", "MISSED", "SUCCEEDED")):
+        for number, run_status in enumerate(("FAILED", "MISSED", "SUCCEEDED")):
             session.add(
                 ScheduledEventRun(
                     id=f"{number}" * 32,
                     event_id="e" * 32,
                     company_id=world.company_id,
                     scheduled_for=start - timedelta(hours=number + 1),
-                    status=status,
+                    status=run_status,
                     action_type="WEBHOOK",
                     queued_at=start,
                     ended_at=start + timedelta(seconds=1 + number),
-                    error_message="HTTP 500" if status == "FAILED" else None,
+                    error_message="HTTP 500" if run_status == "FAILED" else None,
                 )
             )
     assert evaluate(kafka_settings, start + timedelta(seconds=10)).opened == 1
@@ -405,7 +419,9 @@ def test_a_failed_table_write_or_maintenance_opens_one_alert_per_table(
     ok(world, f"{ALERTS}/acknowledge", {"alertId": alert["alertId"]})
     assert evaluate(kafka_settings, start + timedelta(seconds=40)).resolved == 1
     with world.db.sessions() as session:
-        assert session.scalar(select(func.count()).select_from(AlertNotification)) == 0  # no notify: none owed
+        assert (
+            session.scalar(select(func.count()).select_from(AlertNotification)) == 0
+        )  # no notify: none owed
 
 
 def test_alerts_page_and_a_bad_cursor_is_400(world: World, kafka_settings: Settings) -> None:

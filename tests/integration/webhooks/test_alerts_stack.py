@@ -59,7 +59,12 @@ def test_refused_deliveries_open_an_alert_notified_to_a_kafka_handler(
         headers={"Authorization": world.admin.key},
         json={
             "name": "orders refused",
-            "condition": {"type": "WEBHOOK_FAILURES", "webhookId": webhook_id, "count": 3, "withinMinutes": 5},
+            "condition": {
+                "type": "WEBHOOK_FAILURES",
+                "webhookId": webhook_id,
+                "count": 3,
+                "withinMinutes": 5,
+            },
             "notify": pager.resource_id,
         },
     )
