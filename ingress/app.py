@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from prometheus_client import CollectorRegistry
 
-from ingress import errors, health, identity, retention
+from ingress import alert_rules, alerts, errors, health, identity, retention
 from ingress.analytics import calls, intake, job_results, jobs, loads, table_admin, table_maintenance
 from ingress.analytics.inline_queries import InlineQueries
 from ingress.auth_throttle import AuthThrottle
@@ -140,6 +140,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(health.router)
     app.include_router(identity.router)
     app.include_router(retention.router)
+    app.include_router(alert_rules.router)
+    app.include_router(alerts.router)
     app.include_router(manage.router)
     app.include_router(replay.router)
     app.include_router(webhook_trigger.router)

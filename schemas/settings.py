@@ -191,6 +191,8 @@ class Settings(BaseSettings):
     runs_retention_seconds: int = Field(90 * 86_400, ge=1)
     jobs_retention_seconds: int = Field(30 * 86_400, ge=1)
     retention_sweep_seconds: float = Field(300.0, gt=0, le=86_400)
+    # How often the leader worker evaluates the alert rules and sends the notifications owed.
+    alert_evaluation_seconds: float = Field(5.0, gt=0, le=3_600)
     # A trigger's request body over this size is stored in the object store; the database keeps its key.
     inline_body_bytes: int = Field(64 * 1024, ge=0, le=MAX_BODY_BYTES)
 

@@ -70,11 +70,32 @@ class HandlerInvoker:
         }
         if traceparent is not None:
             headers["traceparent"] = traceparent
+        return await self._exchange(url, json.dumps(request).encode(), headers, timeout_seconds)
+
+    async def send_signed(
+        self, endpoint: str, body: bytes, headers: dict[str, str], timeout_seconds: float, key: str
+    ) -> HandlerOutcome:
+        """``body`` exactly as given (its signature covers these bytes) with ``headers``: a JSON POST to an
+        HTTP endpoint, or a record of ``kafka://<topic>`` whose value is the body and whose headers are
+        these (keyed ``key``)."""
+        if endpoint.startswith("kafka://"):
+            return await self._send_record(
+                endpoint.removeprefix("kafka://"),
+                body,
+                key,
+                [(name, value.encode()) for name, value in headers.items()],
+                timeout_seconds,
+            )
+        return await self._exchange(endpoint, body, headers, timeout_seconds)
+
+    async def _exchange(
+        self, url: str, body: bytes, headers: dict[str, str], timeout_seconds: float
+    ) -> HandlerOutcome:
         try:
             async with self._session().post(
                 url,
-                json=request,
-                headers=headers,
+                data=body,
+                headers={"Content-Type": "application/json", **headers},
                 allow_redirects=False,
                 timeout=aiohttp.ClientTimeout(total=timeout_seconds),
             ) as response:
@@ -97,19 +118,26 @@ class HandlerInvoker:
     async def _publish(
         self, topic: str, request: dict[str, Any], timeout_seconds: float, traceparent: str | None
     ) -> HandlerOutcome:
+        value = encode(HandlerRequest(request=request))
+        key = str(request.get("executionId") or request.get("runId") or "")
+        headers = None if traceparent is None else [("traceparent", traceparent.encode())]
+        return await self._send_record(topic, value, key, headers, timeout_seconds)
+
+    async def _send_record(
+        self,
+        topic: str,
+        value: bytes,
+        key: str,
+        headers: list[tuple[str, bytes]] | None,
+        timeout_seconds: float,
+    ) -> HandlerOutcome:
         if self._publisher is None:
             return HandlerOutcome(
                 ok=False, error="No broker is configured for kafka:// handlers", retryable=False
             )
-        value = encode(HandlerRequest(request=request))
-        key = str(request.get("executionId") or request.get("runId") or "")
         try:
             metadata = await self._publisher.send(
-                topic,
-                value,
-                key=key or None,
-                limit_seconds=timeout_seconds,
-                headers=None if traceparent is None else [("traceparent", traceparent.encode())],
+                topic, value, key=key or None, limit_seconds=timeout_seconds, headers=headers
             )
         except BrokerUnavailable as exc:
             return HandlerOutcome(ok=False, error=f"Handler topic {topic} did not take the record: {exc}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from streams import retention
+from streams import alerts, retention
 from streams.analytics import jobs, maintenance, tables, uploads
 from streams.app import Area
 from streams.scheduled import scheduler
@@ -16,4 +16,5 @@ AREAS: list[Area] = [
     uploads.register,
     maintenance.register,
     retention.register,
+    alerts.register,
 ]

@@ -17,6 +17,8 @@ SCHEDULED_EVENT_ID: Final = "019c416858a273c5891627ba8885b5f8"
 OLDER_JOB_ID: Final = "019ca00d8b7e7284b5b5d58c81721353"
 QUERY_JOB_ID: Final = "019cadd467c07a2289538e4295772d96"
 UPLOAD_ID: Final = "019cae59801978b9ae3e77f2817d525e"
+ALERT_RULE_ID: Final = "019cb1d2a4e67c3d8e9f0a1b2c3d4e5f"
+ALERT_ID: Final = "019cb2f04a1b7d2e9f3c4b5a6d7e8f90"
 
 ANALYST_EMAIL: Final = "priya.natarajan@example.com"
 SUPPORT_LEAD_EMAIL: Final = "marco.rossi@example.com"

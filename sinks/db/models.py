@@ -35,6 +35,12 @@ NAMING = {
 }
 
 
+# The WHERE of the partial indexes of failures, written as the queries that use them write it: SQLite uses a
+# partial index only for a query whose WHERE has the same term (sinks/db/alerts/findings.py).
+FAILED_ONLY = "status = 'FAILED'"
+RUN_FAILED_ONLY = "status IN ('FAILED', 'MISSED')"
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -264,6 +270,16 @@ class WebhookExecution(Base):
             sqlite_where=text("waiting_for IS NOT NULL"),
             postgresql_where=text("waiting_for IS NOT NULL"),
         ),
+        # The failed attempts by the time they ended, for the alerts' evaluator (sinks/db/alerts/findings.py):
+        # only FAILED entries are in it, so a delivery that succeeds never touches it.
+        Index(
+            "ix_webhook_executions_failed",
+            "company_id",
+            "ended_at",
+            "webhook_id",
+            sqlite_where=text(FAILED_ONLY),
+            postgresql_where=text(FAILED_ONLY),
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -405,7 +421,17 @@ class TableWrite(Base):
     svcdb operation, or the rows as sent for appends accepted before ``payload_rows`` existed."""
 
     __tablename__ = "table_writes"
-    __table_args__ = (Index("ix_table_writes_pending", "status", "table_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_table_writes_pending", "status", "table_id", "created_at"),
+        # The writes that ended FAILED, by when (``committed_at`` is the end of a write either way).
+        Index(
+            "ix_table_writes_failed",
+            "company_id",
+            "committed_at",
+            sqlite_where=text(FAILED_ONLY),
+            postgresql_where=text(FAILED_ONLY),
+        ),
+    )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     table_id: Mapped[str] = mapped_column(ForeignKey("analytics_tables.id", ondelete="CASCADE"))
@@ -439,6 +465,9 @@ class TableMaintenance(Base):
     last_checked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True, index=True)
     last_compacted_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     last_expired_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # The last automatic maintenance that failed, and why (what a TABLE_FAILURE alert counts).
+    failed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class ScheduledEvent(Base):
@@ -493,6 +522,14 @@ class ScheduledEventRun(Base):
         Index("ix_scheduled_event_runs_retry", "retry_at"),
         Index("ix_scheduled_event_runs_dead_letter", "dead_letter_at"),
         Index("ix_scheduled_event_runs_buffered", "buffered"),
+        # The runs that ended FAILED or MISSED, by when, for the alerts' evaluator.
+        Index(
+            "ix_scheduled_event_runs_failed",
+            "company_id",
+            "ended_at",
+            sqlite_where=text(RUN_FAILED_ONLY),
+            postgresql_where=text(RUN_FAILED_ONLY),
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -654,3 +691,105 @@ class RateCounter(Base):
     window_start: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     window_end: Mapped[int] = mapped_column(BigInteger)
     hits: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class AlertRule(Base):
+    """A company's alert rule (schemas/alerts.py): one condition, its subject (NULL: any of the company's),
+    when its alerts resolve by themselves, the handler notified, and the signing secret sealed with the
+    service's key. ``checked_until``: the evaluator has counted every failure that ended up to here."""
+
+    __tablename__ = "alert_rules"
+    __table_args__ = (Index("ix_alert_rules_enabled", "enabled", "id"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    condition_type: Mapped[str] = mapped_column(String(32))
+    condition_json: Mapped[str] = mapped_column(Text)
+    subject_id: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    resolve_after_seconds: Mapped[int] = mapped_column(Integer)
+    notify_resource_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    sealed_secret: Mapped[str] = mapped_column(Text)
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    checked_until: Mapped[datetime] = mapped_column(UTCDateTime())
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Alert(Base):
+    """One alert of a rule on one subject: OPEN → ACKNOWLEDGED → RESOLVED. The partial unique index allows
+    one unresolved alert per rule and subject, so two evaluations can never open two.
+
+    ``counted_until``: failures that ended up to here are counted in it; ``clear_since``: the condition has
+    been clear since then (the last failure counted, or when a circuit was seen closed; NULL: failing)."""
+
+    __tablename__ = "alerts"
+    __table_args__ = (
+        Index(
+            "ux_alerts_unresolved",
+            "rule_id",
+            "subject_id",
+            unique=True,
+            sqlite_where=text("state <> 'RESOLVED'"),
+            postgresql_where=text("state <> 'RESOLVED'"),
+        ),
+        Index("ix_alerts_rule_subject", "rule_id", "subject_id", "opened_at"),
+        Index("ix_alerts_company_opened", "company_id", "opened_at", "id"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"))
+    rule_id: Mapped[str] = mapped_column(ForeignKey("alert_rules.id", ondelete="CASCADE"))
+    condition_type: Mapped[str] = mapped_column(String(32))
+    subject_kind: Mapped[str] = mapped_column(String(16))
+    subject_id: Mapped[str] = mapped_column(String(100))
+    state: Mapped[str] = mapped_column(String(16))
+    item_count: Mapped[int] = mapped_column(BigInteger, default=0)
+    first_item_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    last_item_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    counted_until: Mapped[datetime] = mapped_column(UTCDateTime())
+    clear_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    opened_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    acknowledged_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    resolved_by: Mapped[str | None] = mapped_column(String(8), nullable=True)
+
+
+class AlertItem(Base):
+    """One item an alert concerns (an execution, a run, a write, a destination), at most
+    ``schemas.alerts.MAX_ITEMS`` per alert; the primary key lists each once."""
+
+    __tablename__ = "alert_items"
+
+    alert_id: Mapped[str] = mapped_column(ForeignKey("alerts.id", ondelete="CASCADE"), primary_key=True)
+    item_id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    at: Mapped[datetime] = mapped_column(UTCDateTime())
+    detail: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class AlertNotification(Base):
+    """A notification owed for one alert and state, written with the state change: the unique pair makes a
+    second one impossible. The leader sends it (PENDING → SENT, or FAILED after its last try); ``body`` is
+    the JSON as fixed at the change, signed afresh at every try."""
+
+    __tablename__ = "alert_notifications"
+    __table_args__ = (
+        UniqueConstraint("alert_id", "alert_state", name="uq_alert_notifications_alert_state"),
+        Index("ix_alert_notifications_due", "status", "next_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), index=True)
+    alert_id: Mapped[str] = mapped_column(ForeignKey("alerts.id", ondelete="CASCADE"))
+    rule_id: Mapped[str] = mapped_column(ForeignKey("alert_rules.id", ondelete="CASCADE"), index=True)
+    alert_state: Mapped[str] = mapped_column(String(16))
+    resource_id: Mapped[str] = mapped_column(String(32))
+    body: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="PENDING")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

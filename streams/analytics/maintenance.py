@@ -85,6 +85,10 @@ class TableMaintainer(mode.Service):
         with self.sessions.begin() as session:
             return rows.renew(session, [table_id], holder=self.holder, until=self.lease_until())
 
+    def _record_failure(self, table_id: str, error: str) -> None:
+        with self.sessions.begin() as session:
+            rows.record_failure(session, table_id, error, datetime.now(UTC))
+
     def _release(self, table_id: str, outcome: Outcome | None) -> None:
         actions = outcome.actions if outcome is not None else ()
         with self.sessions.begin() as session:
@@ -129,6 +133,15 @@ class TableMaintainer(mode.Service):
                     extra={"table_id": claim.table_id, "error": type(exc).__name__},
                     exc_info=True,
                 )
+                try:
+                    await asyncio.to_thread(
+                        self._record_failure, claim.table_id, f"{type(exc).__name__}: {exc}"[:500]
+                    )
+                except Exception as record_error:
+                    log.warning(
+                        "the maintenance failure was not recorded",
+                        extra={"table_id": claim.table_id, "error": type(record_error).__name__},
+                    )
             finally:
                 await asyncio.to_thread(self._release, claim.table_id, outcome)
             if outcome is not None and outcome.actions:

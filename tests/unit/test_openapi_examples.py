@@ -28,7 +28,7 @@ from ingress.analytics.append_rows import convert
 from ingress.analytics.job_results_view import check_reveal_pair
 from ingress.analytics.jobs import _cursor
 from ingress.analytics.table_specs import table_definition
-from schemas import identity
+from schemas import alerts, identity
 from schemas.column_types import SYSTEM_COLUMNS, ColumnDef, parse_column_type
 from schemas.examples import ids
 from schemas.intake import AbortRequest, CompleteRequest, InitiateRequest, PartUrlsRequest
@@ -79,6 +79,8 @@ EVENTS = "/clients/scheduled-events"
 TABLES = "/svc_poweruser/analytics/tables"
 ANALYTICS = "/clients/svcdb/analytics"
 INTAKE = "/clients/svcdb-intake"
+ALERTS = "/svc_poweruser/alerts"
+ALERT_RULES = f"{ALERTS}/rules"
 
 # The operations issue 22 names, each with the model its body is validated as.
 MAIN_OPERATIONS: dict[str, type[BaseModel]] = {
@@ -130,6 +132,15 @@ OTHER_OPERATIONS: dict[str, type[BaseModel]] = {
     f"{TABLES}/maintain": MaintainRequest,
     f"{ANALYTICS}/cancel": JobRequest,
     f"{INTAKE}/multipart-abort": AbortRequest,
+    f"{ALERT_RULES}/create": alerts.CreateRuleRequest,
+    f"{ALERT_RULES}/get-all": identity.EmptyRequest,
+    f"{ALERT_RULES}/update": alerts.UpdateRuleRequest,
+    f"{ALERT_RULES}/delete": alerts.RuleIdRequest,
+    f"{ALERTS}/get-all": alerts.AlertsRequest,
+    f"{ALERTS}/get": alerts.AlertIdRequest,
+    f"{ALERTS}/acknowledge": alerts.AlertIdRequest,
+    f"{ALERTS}/resolve": alerts.AlertIdRequest,
+    f"{ALERTS}/replay": alerts.AlertReplayRequest,
 }
 OPERATIONS = {**MAIN_OPERATIONS, **OTHER_OPERATIONS}
 ID = re.compile(r"^[0-9a-f]{32}$")
@@ -139,7 +150,10 @@ M = TypeVar("M", bound=BaseModel)
 ID_FIELDS = frozenset(
     {
         "agentId",
+        "alertId",
         "jobId",
+        "notify",
+        "ruleId",
         "resourceId",
         "scheduledEventId",
         "tableId",
@@ -248,6 +262,7 @@ def test_ids_are_ids_the_service_issues(path: str) -> None:
         "/svc_poweruser/whoami",
         "/svc_poweruser/retention/get",
         "/svc_poweruser/retention/update",
+        f"{ALERT_RULES}/get-all",
         f"{EVENTS}/all",
         f"{TABLES}/create",
         f"{INTAKE}/multipart-initiate",

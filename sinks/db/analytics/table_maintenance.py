@@ -106,5 +106,10 @@ def release(
     return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
+def record_failure(session: Session, table_id: str, error: str, now: datetime) -> None:
+    """The table's automatic maintenance failed (what a TABLE_FAILURE alert counts); the last one is kept."""
+    session.execute(update(_ROWS).where(_ROWS.c.table_id == table_id).values(failed_at=now, last_error=error))
+
+
 def state(session: Session, table_id: str) -> TableMaintenance | None:
     return session.get(TableMaintenance, table_id)

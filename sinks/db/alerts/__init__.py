@@ -1,0 +1,1 @@
+"""Alert rules, their alerts and notifications (docs/webhooks.md, "Alerts")."""
