@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from schemas.base import RequestModel, WireModel
+from schemas.examples import retention as examples
 
 MIN_SECONDS = 3600
 MAX_SECONDS = 10 * 365 * 24 * 3600
@@ -25,6 +26,8 @@ class RetentionAnswer(WireModel):
 class RetentionUpdate(RequestModel):
     """Values to set, each between one hour and ten years; ``null`` goes back to the service's value, an
     omitted field is left as it is."""
+
+    model_config = ConfigDict(json_schema_extra=examples.UPDATE_RETENTION)
 
     history_seconds: CompanySeconds | None = None
     runs_seconds: CompanySeconds | None = None

@@ -111,7 +111,7 @@ class HandlerResource(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     # The destination's limits across every worker: calls in flight at once, and calls started per second
     # (NULL: no rate limit). A delivery over them waits in the database, burning no attempt.
-    max_concurrency: Mapped[int] = mapped_column(Integer, default=16, server_default="16")
+    max_concurrency: Mapped[int] = mapped_column(Integer, server_default="16")
     max_per_second: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 

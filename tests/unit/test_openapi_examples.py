@@ -44,6 +44,7 @@ from schemas.jobs import (
 )
 from schemas.maintenance import MaintainRequest
 from schemas.replay import ReplayRequest
+from schemas.retention import RetentionUpdate
 from schemas.scheduled import actions, controls
 from schemas.scheduled import events as scheduled_events
 from schemas.scheduled import preview as scheduled_preview
@@ -108,6 +109,8 @@ MAIN_OPERATIONS: dict[str, type[BaseModel]] = {
 OTHER_OPERATIONS: dict[str, type[BaseModel]] = {
     "/clients/whoami": identity.EmptyRequest,
     "/svc_poweruser/whoami": identity.EmptyRequest,
+    "/svc_poweruser/retention/get": identity.EmptyRequest,
+    "/svc_poweruser/retention/update": RetentionUpdate,
     f"{WEBHOOKS}/get": WebhookIdRequest,
     f"{WEBHOOKS}/delete": WebhookIdRequest,
     f"{WEBHOOKS}/refresh-api-key": WebhookIdRequest,
@@ -243,6 +246,8 @@ def test_ids_are_ids_the_service_issues(path: str) -> None:
     without_ids = {
         "/clients/whoami",
         "/svc_poweruser/whoami",
+        "/svc_poweruser/retention/get",
+        "/svc_poweruser/retention/update",
         f"{EVENTS}/all",
         f"{TABLES}/create",
         f"{INTAKE}/multipart-initiate",
