@@ -169,9 +169,6 @@ def test_an_endpoint_down_opens_its_circuit_and_every_delivery_succeeds_once_it_
         assert len(failed_attempts) <= 3 + 8 + 8, len(failed_attempts)
         with serving(endpoint):
             done = settled(world, world.owner, hook, 60)
-            final = {}
-            for entry in done:
-                final[entry["executionId"]] = max(final.get(entry["executionId"], 0), entry["attemptNumber"])
             successes = {e["executionId"] for e in done if e["status"] == "SUCCESS"}
             deadline = time.monotonic() + 60
             while len(successes) < 60:

@@ -9,8 +9,9 @@ import pytest
 from tests.fixtures import module_stack
 from tests.fixtures.limited_endpoint import LimitedEndpoint, serving
 from tests.fixtures.stack import Ingress
+from tests.fixtures.two_workers import both_running
 from tests.integration import lease_helpers
-from tests.integration.lease_helpers import Pair, both_running
+from tests.integration.lease_helpers import Pair
 from tests.integration.webhooks.conftest import World
 from tests.integration.webhooks.delivery_helpers import tool_webhook
 from tests.integration.webhooks.test_destinations import limited_tool, settled, trigger
