@@ -49,14 +49,37 @@ def _known_scheme(value: str) -> str:
     raise ValueError("endpoint must be http(s)://host[:port]/path or kafka://<topic>")
 
 
+DEFAULT_MAX_CONCURRENCY = 16
+MAX_CONCURRENCY = 10_000
+MAX_PER_SECOND = 100_000.0
+
+
 class ResourceSpec(_Out):
     """Validated input of create-resource."""
 
     type: HandlerType
     name: str = Field(min_length=1, max_length=200)
     endpoint: str = Field(min_length=1, max_length=2000)
+    # The destination's limits across every worker (docs/webhooks.md#destinations).
+    max_concurrency: int = Field(DEFAULT_MAX_CONCURRENCY, ge=1, le=MAX_CONCURRENCY)
+    max_per_second: float | None = Field(None, gt=0, le=MAX_PER_SECOND)
 
     _endpoint = field_validator("endpoint")(_known_scheme)
+
+
+class ResourceLimitsSpec(_Out):
+    """Validated input of update-resource: the limits to change (None leaves one as it is)."""
+
+    resource_id: str
+    max_concurrency: int | None = Field(None, ge=1, le=MAX_CONCURRENCY)
+    max_per_second: float | None = Field(None, gt=0, le=MAX_PER_SECOND)
+    no_rate_limit: bool = False
+
+
+class ResourceLimits(_Out):
+    resource_id: str
+    max_concurrency: int
+    max_per_second: float | None
 
 
 class VersionSpec(_Out):

@@ -48,3 +48,5 @@ class HandlerOutcome(WireModel):
     response: Any = None
     error: str | None = None
     retryable: bool = True
+    # A 429 or 503 with Retry-After: seconds the destination asked to be left alone.
+    retry_after_seconds: float | None = None

@@ -185,6 +185,17 @@ class Settings(BaseSettings):
     upload_expiry_seconds: int = Field(86_400, ge=1)
     query_max_temp_bytes: int = Field(10 * 1000**3, ge=0)
 
+    # Destinations (docs/webhooks.md#destinations): a destination's circuit opens after circuit_failures
+    # failed attempts in a row, or over circuit_failure_ratio of at least circuit_min_attempts attempts
+    # within circuit_window_seconds; while open, one probe every circuit_probe_seconds. A 429 or 503 with
+    # Retry-After holds the destination's calls back for that long, at most retry_after_max_seconds.
+    circuit_failures: int = Field(10, ge=1, le=100_000)
+    circuit_failure_ratio: float = Field(0.5, gt=0, le=1)
+    circuit_min_attempts: int = Field(20, ge=1, le=1_000_000)
+    circuit_window_seconds: float = Field(60.0, gt=0, le=86_400)
+    circuit_probe_seconds: float = Field(30.0, gt=0, le=86_400)
+    retry_after_max_seconds: float = Field(300.0, ge=0, le=86_400)
+
     # Retention (docs/operations.md): how long each kind of record is kept, unless a company's own values
     # (/svc_poweruser/retention/update) say otherwise; the leader worker's sweep deletes what is past it.
     history_retention_seconds: int = Field(30 * 86_400, ge=1)

@@ -448,6 +448,9 @@ class ExecutionEntry(WireModel):
     status: ExecutionStatus
     attempt_number: int
     execution_details: ExecutionDetails
+    # An addition to the spec: how long the attempt waited for its destination (its limits, its circuit, a
+    # Retry-After) before its call started; null when it never waited. durationMs counts from the start.
+    waited_ms: int | None = None
 
 
 class HistoryAnswer(WireModel):

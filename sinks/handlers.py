@@ -7,10 +7,12 @@ request of httpx's async client, which made handler calls the ceiling of a worke
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 import aiohttp
 
+from core.webhooks.destinations import retry_after_seconds
 from schemas.deliveries import HandlerOutcome
 from schemas.records import HandlerRequest, encode
 from sinks.exceptions import BrokerUnavailable
@@ -19,6 +21,8 @@ from sinks.kafka import Publisher
 MAX_RECORDED_RESPONSE = 64 * 1024
 # Statuses worth another attempt: the handler may succeed later. Other 4xx answers are permanent.
 RETRYABLE_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+# Statuses whose Retry-After holds back every call to the destination (docs/webhooks.md#destinations).
+BACK_OFF_STATUSES = frozenset({429, 503})
 
 
 def _response_body(text: str) -> Any:
@@ -101,6 +105,7 @@ class HandlerInvoker:
             ) as response:
                 status = response.status
                 text = await response.text(errors="replace")
+                retry_after = response.headers.get("Retry-After")
         except TimeoutError:
             return HandlerOutcome(ok=False, error=f"Handler did not answer within {timeout_seconds:g} s")
         except (aiohttp.ClientError, ValueError) as exc:
@@ -113,6 +118,9 @@ class HandlerInvoker:
             response={"status": status, "body": body},
             error=f"Handler answered HTTP {status}",
             retryable=status in RETRYABLE_STATUSES,
+            retry_after_seconds=(
+                retry_after_seconds(retry_after, datetime.now(UTC)) if status in BACK_OFF_STATUSES else None
+            ),
         )
 
     async def _publish(

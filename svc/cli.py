@@ -21,6 +21,7 @@ from schemas.admin import (
     CreatedTableId,
     Granted,
     GrantSpec,
+    ResourceLimitsSpec,
     ResourceSpec,
     ResourceVersionOut,
     VersionSpec,
@@ -86,6 +87,13 @@ def _parser() -> argparse.ArgumentParser:
     resource.add_argument("--type", required=True, choices=[kind.value for kind in HandlerType])
     resource.add_argument("--name", required=True)
     resource.add_argument("--endpoint", required=True, help="http(s)://... (JSON POST) or kafka://<topic>")
+    _limit_arguments(resource)
+    limits = actions.add_parser(
+        "update-resource", help="change the delivery limits of an agent, tool or manager"
+    )
+    limits.add_argument("--resource-id", required=True)
+    _limit_arguments(limits)
+    limits.add_argument("--no-rate-limit", action="store_true", help="take its calls-per-second limit off")
     _version_parsers(actions)
     table = actions.add_parser(
         "create-table", help="an analytics table from a JSON spec (the create call's body)"
@@ -103,6 +111,13 @@ def _parser() -> argparse.ArgumentParser:
     storage.add_argument("--company-id", help="one company's records and objects only")
     storage.add_argument("--json", action="store_true", help="the report as one JSON object")
     return parser
+
+
+def _limit_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-concurrency", type=int, help="calls in flight at once across every worker (default 16)"
+    )
+    parser.add_argument("--max-per-second", type=float, help="calls started per second (default: no limit)")
 
 
 def _version_parsers(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -141,8 +156,24 @@ def _admin_action(args: argparse.Namespace, settings: Settings) -> Callable[[Ses
     if args.action == "create-user":
         return lambda session: tenancy.create_user(session, args.company_id, args.email, is_admin=args.admin)
     if args.action == "create-resource":
-        spec = ResourceSpec(type=HandlerType(args.type), name=args.name, endpoint=args.endpoint)
+        limits = {
+            name: value
+            for name, value in (
+                ("max_concurrency", args.max_concurrency),
+                ("max_per_second", args.max_per_second),
+            )
+            if value is not None
+        }
+        spec = ResourceSpec(type=HandlerType(args.type), name=args.name, endpoint=args.endpoint, **limits)
         return lambda session: resources.create_resource(session, args.company_id, spec)
+    if args.action == "update-resource":
+        new_limits = ResourceLimitsSpec(
+            resource_id=args.resource_id,
+            max_concurrency=args.max_concurrency,
+            max_per_second=args.max_per_second,
+            no_rate_limit=args.no_rate_limit,
+        )
+        return lambda session: resources.update_limits(session, new_limits)
     if args.action == "create-version":
         version = VersionSpec(
             resource_id=args.resource_id, endpoint=args.endpoint, state=VersionState(args.state)

@@ -242,6 +242,7 @@ def _entry(row: HistoryRow, body: Body, replay_of: str | None = None) -> Executi
         duration_ms=entry.duration_ms,
         status=ExecutionStatus(entry.status),
         attempt_number=entry.attempt_number,
+        waited_ms=entry.waited_ms,
         execution_details=ExecutionDetails(
             webhook_name=entry.webhook_name,
             http_method=entry.http_method,

@@ -9,7 +9,16 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from core.versions import Version
-from schemas.admin import CreatedResource, Granted, GrantSpec, ResourceSpec, VersionSpec, VersionStateSpec
+from schemas.admin import (
+    CreatedResource,
+    Granted,
+    GrantSpec,
+    ResourceLimits,
+    ResourceLimitsSpec,
+    ResourceSpec,
+    VersionSpec,
+    VersionStateSpec,
+)
 from schemas.enums import AccessLevel, HandlerType
 from schemas.versions import VersionState
 from sinks import credentials
@@ -36,6 +45,8 @@ def create_resource(session: Session, company_id: str, spec: ResourceSpec) -> Cr
         type=spec.type.value,
         name=spec.name,
         endpoint=spec.endpoint,
+        max_concurrency=spec.max_concurrency,
+        max_per_second=spec.max_per_second,
     )
     session.add(resource)
     session.flush()
@@ -50,6 +61,24 @@ def create_resource(session: Session, company_id: str, spec: ResourceSpec) -> Cr
     )
     session.flush()
     return CreatedResource(resource_id=resource.id)
+
+
+def update_limits(session: Session, spec: ResourceLimitsSpec) -> ResourceLimits:
+    resource = session.get(HandlerResource, spec.resource_id)
+    if resource is None:
+        raise NotFound(f"resource {spec.resource_id} not found")
+    if spec.max_concurrency is not None:
+        resource.max_concurrency = spec.max_concurrency
+    if spec.no_rate_limit:
+        resource.max_per_second = None
+    elif spec.max_per_second is not None:
+        resource.max_per_second = spec.max_per_second
+    session.flush()
+    return ResourceLimits(
+        resource_id=resource.id,
+        max_concurrency=resource.max_concurrency,
+        max_per_second=resource.max_per_second,
+    )
 
 
 def create_version(session: Session, spec: VersionSpec) -> ResourceVersion:

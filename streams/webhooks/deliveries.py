@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 
 from core import leases, tracing
 from core.tracing import TraceContext
+from core.webhooks.destinations import breaker_of
 from core.webhooks.handler_request import build_request, recorded
 from schemas.deliveries import DeliveryResult, DeliveryTask, HandlerOutcome
 from schemas.records import GenerationMarker, UnknownRecord, decode
@@ -35,8 +36,8 @@ from schemas.settings import Settings
 from schemas.topics import WEBHOOK_DELIVERIES
 from sinks.db.availability import describe, unreachable
 from sinks.db.group_commit import Gathered
-from sinks.db.webhooks import dedup, delivery_attempts, delivery_sweeps
-from sinks.db.webhooks.delivery_attempts import Attempt, Finish
+from sinks.db.webhooks import dedup, delivery_attempts, delivery_sweeps, destinations
+from sinks.db.webhooks.delivery_attempts import Attempt, Finish, Settled
 from sinks.telemetry import Spans, now_ns
 from streams.app import raw_topic
 from streams.runtime import HandlerRuntime, survive_outage
@@ -48,6 +49,9 @@ log = logging.getLogger(__name__)
 # over at most LOST_PAGES pages of LOST_PAGE.
 LOST_PAGE, LOST_PAGES = 500, 20
 LOST_WORKER = "The worker running this attempt stopped before it finished"
+# How often the leader wakes deliveries waiting for a destination that has room for another reason than a
+# call of its own ending (a rate bucket refilled, a Retry-After or a probe interval over).
+WAKE_SECONDS = 0.2
 
 
 def now() -> datetime:
@@ -74,6 +78,7 @@ class DeliveryRuntime(HandlerRuntime):
         # leases until their cap, and its own reconciler leaves them alone until then.
         self.acting: leases.Holdings[str] = leases.Holdings()
         self.lease = timedelta(seconds=settings.lease_seconds)
+        self.breaker = breaker_of(settings)
         self.spans = Spans(
             settings.otlp_endpoint, service="svc-worker", timeout_seconds=settings.otlp_timeout_seconds
         )
@@ -99,7 +104,13 @@ class DeliveryRuntime(HandlerRuntime):
             try:
                 # Waits out an unreachable database (the committer runs the claim again).
                 attempts = await self.committer.run(
-                    partial(delivery_attempts.claim, tasks=chunk, now=moment, lease_until=moment + self.lease)
+                    partial(
+                        delivery_attempts.claim,
+                        tasks=chunk,
+                        now=moment,
+                        lease_until=moment + self.lease,
+                        breaker=self.breaker,
+                    )
                 )
             except Exception as exc:
                 for _ in chunk:
@@ -161,12 +172,19 @@ class DeliveryRuntime(HandlerRuntime):
             ended_at=ended,
             retry_at=retry_at(config, task.attempt_number, ended, outcome),
             started_at=attempt.started_at,
+            destination=attempt.destination,
+            retry_after_seconds=outcome.retry_after_seconds,
         )
         # Gathered: the outcomes that share a group commit are written with one read and one executemany.
-        await self.committer.run(Gathered(delivery_attempts.finish_all, result))
+        settled = await self.committer.run(Gathered(self._settle_all, result))
+        if settled.woken:
+            await self.dispatch(settled.woken)
         await self.publish_result(
             task, outcome, execution or {}, attempt.started_at, ended, result.retry_at is not None, span
         )
+
+    def _settle_all(self, session: Session, results: list[Finish]) -> list[Settled]:
+        return delivery_attempts.settle_all(session, results, self.breaker)
 
     async def publish_result(
         self,
@@ -212,6 +230,18 @@ class DeliveryRuntime(HandlerRuntime):
         await self.ready.wait()
         await self.dispatch_pages(lambda session: delivery_sweeps.take_due(session, now(), LOST_PAGE))
 
+    async def wake_waiting(self) -> None:
+        """Hand to Kafka the waiting deliveries whose destination has room now (destinations.py)."""
+        await self.ready.wait()
+        if not await asyncio.to_thread(self._any_waiting):
+            return  # nearly every round: a read of an index holding only waiting deliveries, no write lock
+        woken = await self.committer.run(lambda session: destinations.wake_waiting(session, now()))
+        await self.dispatch(woken)
+
+    def _any_waiting(self) -> bool:
+        with self.sessions() as session:
+            return destinations.any_waiting(session)
+
     async def reconcile(self) -> None:
         await self.ready.wait()
         settings = self.settings
@@ -228,7 +258,7 @@ class DeliveryRuntime(HandlerRuntime):
         abandoned = await self.committer.run(
             lambda session: delivery_sweeps.abandoned(session, judged, grace, 500, acting)
         )
-        for task, max_retries in abandoned:
+        for task, max_retries, destination in abandoned:
             retry = moment if task.attempt_number <= max_retries else None
             result = Finish(
                 task=task,
@@ -238,8 +268,12 @@ class DeliveryRuntime(HandlerRuntime):
                 error_message=LOST_WORKER,
                 ended_at=moment,
                 retry_at=retry,
+                destination=destination,
+                judged=False,
             )
-            await self.committer.run(partial(delivery_attempts.finish, result=result))
+            settled = await self.committer.run(Gathered(self._settle_all, result))
+            if settled.woken:
+                await self.dispatch(settled.woken)
         if abandoned:
             log.warning("failed attempts whose worker stopped", extra={"count": len(abandoned)})
         # Trigger deduplication keys past their window (lookups already ignore them), in bounded batches.
@@ -276,6 +310,10 @@ def register(app: faust.App, settings: Settings) -> None:
     @app.timer(interval=0.5, on_leader=True)  # type: ignore[untyped-decorator]
     async def dispatch_due_attempts() -> None:
         await survive_outage(runtime.dispatch_due, "dispatch due attempts")
+
+    @app.timer(interval=WAKE_SECONDS, on_leader=True)  # type: ignore[untyped-decorator]
+    async def wake_waiting_deliveries() -> None:
+        await survive_outage(runtime.wake_waiting, "wake waiting deliveries")
 
     @app.timer(interval=settings.reconcile_interval_seconds, on_leader=True)  # type: ignore[untyped-decorator]
     async def reconcile_deliveries() -> None:

@@ -136,3 +136,38 @@ def test_create_table_and_grant_on_it(tmp_path: Path) -> None:
         "admin", "create-table", "--company-id", company["companyId"], "--spec", "/nope.json", env=env
     )
     assert missing.returncode == 2
+
+
+def test_a_resource_carries_its_delivery_limits_and_update_resource_changes_them(tmp_path: Path) -> None:
+    env = svc_env(tmp_path / "data")
+    company = admin("create-company", "--name", "Acme", "--admin-email", "boss@acme.test", env=env, here=True)
+    created = ("create-resource", "--company-id", company["companyId"], "--type", "TOOL", "--name", "t")
+    tool = admin(
+        *created, "--endpoint", "http://127.0.0.1:9/run", "--max-concurrency", "4", env=env, here=True
+    )
+    resource_id = tool["resourceId"]
+    changed = admin(
+        "update-resource", "--resource-id", resource_id, "--max-per-second", "2.5", env=env, here=True
+    )
+    assert changed == {"resourceId": resource_id, "maxConcurrency": 4, "maxPerSecond": 2.5}
+    changed = admin(
+        "update-resource",
+        "--resource-id",
+        resource_id,
+        "--max-concurrency",
+        "32",
+        "--no-rate-limit",
+        env=env,
+        here=True,
+    )
+    assert changed == {"resourceId": resource_id, "maxConcurrency": 32, "maxPerSecond": None}
+    default = admin(*created[:-1], "u", "--endpoint", "http://127.0.0.1:9/u", env=env, here=True)
+    shown = admin("update-resource", "--resource-id", default["resourceId"], env=env, here=True)
+    assert shown["maxConcurrency"] == 16 and shown["maxPerSecond"] is None
+    for bad in (("--max-concurrency", "0"), ("--max-per-second", "-1")):
+        done = run_svc_here("admin", "update-resource", "--resource-id", resource_id, *bad, env=env)
+        assert done.returncode != 0 and "greater than" in done.stderr, done.stderr
+    gone = run_svc_here(
+        "admin", "update-resource", "--resource-id", "0" * 32, "--max-concurrency", "2", env=env
+    )
+    assert gone.returncode != 0 and "not found" in gone.stderr

@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.orm import Session
 
+from core.webhooks.destinations import Breaker, Outcome
 from schemas.deliveries import DeliveryTask
 from schemas.webhooks import ExecutionStatus, StoredWebhookConfig
 from sinks import credentials
 from sinks.db.index_hints import unindexed
 from sinks.db.models import Webhook, WebhookExecution
-from sinks.db.webhooks import executions
+from sinks.db.webhooks import destinations, executions
 from sinks.db.webhooks.deliveries import PROCESSING, QUEUED, task_of
 
 _ENTRIES = cast(Table, WebhookExecution.__table__)
@@ -36,9 +37,23 @@ _CLAIM = (
         unindexed(_ENTRIES.c.company_id) == bindparam("company"),
         unindexed(_ENTRIES.c.status) == QUEUED,
     )
-    .values(status=PROCESSING, started_at=bindparam("now"), lease_until=bindparam("lease_until"))
-    .returning(_ENTRIES.c.id, _ENTRIES.c.transformed_variables, _ENTRIES.c.trace_parent, _ENTRIES.c.queued_at)
+    .values(
+        status=PROCESSING, started_at=bindparam("now"), lease_until=bindparam("lease_until"), waiting_for=None
+    )
+    .returning(
+        _ENTRIES.c.id,
+        _ENTRIES.c.transformed_variables,
+        _ENTRIES.c.trace_parent,
+        _ENTRIES.c.queued_at,
+        _ENTRIES.c.waiting_since,
+    )
 )
+# What admission needs of the entries a claim names: the destination each calls.
+_WANTED = select(_ENTRIES.c.id, _ENTRIES.c.resource_type, _ENTRIES.c.resource_id).where(
+    _ENTRIES.c.id.in_(bindparam("entry_ids", expanding=True)), unindexed(_ENTRIES.c.status) == QUEUED
+)
+_WAITED = update(_ENTRIES).where(_ENTRIES.c.id == bindparam("entry_id")).values(waited_ms=bindparam("waited"))
+
 _CONFIG = select(Webhook.config_json).where(Webhook.id == bindparam("webhook"))
 _RETRY_FIELDS = (
     "execution_id",
@@ -89,15 +104,51 @@ class Attempt:
     variables: dict[str, str]
     trace_parent: str | None = None
     queued_at: datetime | None = None
+    # The handler resource this attempt calls, when it is one with limits (destinations.py).
+    destination: str | None = None
+
+
+def _ms(span: timedelta) -> int:
+    return max(0, int(span.total_seconds() * 1000))
+
+
+def _destinations_of(session: Session, tasks: list[DeliveryTask]) -> dict[str, str | None]:
+    """Each QUEUED entry's destination (None: it calls no handler resource with limits)."""
+    ids = list(dict.fromkeys(task.entry_id for task in tasks))
+    rows = session.connection().execute(_WANTED, {"entry_ids": ids})
+    return {row.id: destinations.of(row.resource_type, row.resource_id) for row in rows}
+
+
+def _admitted(
+    session: Session,
+    tasks: list[DeliveryTask],
+    wanted: dict[str, str | None],
+    now: datetime,
+    breaker: Breaker,
+) -> list[DeliveryTask]:
+    """The tasks whose destination can take them now; the others wait for it (destinations.admit_claims)."""
+    order = dict.fromkeys(
+        destinations.Wanted(task.entry_id, wanted[task.entry_id]) for task in tasks if task.entry_id in wanted
+    )
+    waiting = destinations.admit_claims(session, list(order), now, breaker)
+    return [task for task in tasks if task.entry_id not in waiting]
 
 
 def claim(
-    session: Session, tasks: list[DeliveryTask], now: datetime, lease_until: datetime | None = None
+    session: Session,
+    tasks: list[DeliveryTask],
+    now: datetime,
+    lease_until: datetime | None = None,
+    breaker: Breaker | None = None,
 ) -> list[Attempt]:
-    """QUEUED → PROCESSING, with its lease, for each task whose entry is still QUEUED; the others were
-    already taken."""
+    """QUEUED → PROCESSING, with its lease, for each task whose entry is still QUEUED and whose destination
+    can take it now (with ``breaker``: its limits and circuit); the others were taken already, or wait."""
     claimed: list[Attempt] = []
     configs: dict[str, StoredWebhookConfig] = {}
+    wanted: dict[str, str | None] = {}
+    if breaker is not None:
+        wanted = _destinations_of(session, tasks)
+        tasks = _admitted(session, tasks, wanted, now, breaker)
     # Core statements on the session's connection (same transaction): the ORM's handling of a statement
     # costs more than running it, and these touch no ORM objects. One UPDATE per company in the batch
     # (tenancy stays in the WHERE clause), not one per task.
@@ -107,6 +158,7 @@ def claim(
         by_company.setdefault(task.company_id, []).append(task.entry_id)
     # Entry id -> (company, transformed variables, traceparent, queued at) of the entries this claim moved.
     moved: dict[str, tuple[str, str | None, str | None, datetime | None]] = {}
+    waited: list[dict[str, Any]] = []
     for company, entry_ids in by_company.items():
         rows = connection.execute(
             _CLAIM,
@@ -117,8 +169,12 @@ def claim(
                 "lease_until": lease_until,
             },
         )
-        for entry_id, variables_json, trace_parent, queued_at in rows:
+        for entry_id, variables_json, trace_parent, queued_at, waiting_since in rows:
             moved[entry_id] = (company, variables_json, trace_parent, queued_at)
+            if waiting_since is not None:
+                waited.append({"entry_id": entry_id, "waited": _ms(now - waiting_since)})
+    if waited:
+        connection.execute(_WAITED, waited)
     for task in tasks:
         found = moved.get(task.entry_id)
         if found is None or found[0] != task.company_id:
@@ -137,6 +193,7 @@ def claim(
                 variables=json.loads(found[1] or "{}"),
                 trace_parent=found[2],
                 queued_at=found[3],
+                destination=wanted.get(task.entry_id),
             )
         )
     return claimed
@@ -152,6 +209,20 @@ class Finish:
     ended_at: datetime
     retry_at: datetime | None
     started_at: datetime | None = None  # when the attempt was claimed; durationMs counts from it
+    # The destination the attempt called and the Retry-After it answered with; ``judged`` False when the
+    # outcome says nothing of the destination (the worker running the attempt stopped).
+    destination: str | None = None
+    retry_after_seconds: float | None = None
+    judged: bool = True
+
+
+@dataclass(frozen=True)
+class Settled:
+    """An outcome written: the next attempt it queued, and the waiting deliveries its freed slot woke (the
+    caller hands those to Kafka)."""
+
+    retry: DeliveryTask | None
+    woken: list[DeliveryTask]
 
 
 def finish(session: Session, result: Finish) -> DeliveryTask | None:
@@ -191,6 +262,23 @@ def finish_all(session: Session, results: list[Finish]) -> list[DeliveryTask | N
     if updates:
         connection.execute(_FINISH, updates)
     return retries
+
+
+def settle_all(session: Session, results: list[Finish], breaker: Breaker) -> list[Settled]:
+    """``finish_all``, then each destination's state moved by its outcomes and its waiting deliveries woken
+    (all of them answered with the first result)."""
+    retries = finish_all(session, results)
+    outcomes = [
+        (
+            result.destination,
+            Outcome(result.ok, result.error_message, result.retry_after_seconds) if result.judged else None,
+        )
+        for result in results
+        if result.destination is not None
+    ]
+    ended = max((result.ended_at for result in results), default=None)
+    woken = destinations.record_outcomes(session, outcomes, ended, breaker) if outcomes and ended else []
+    return [Settled(retry, woken if index == 0 else []) for index, retry in enumerate(retries)]
 
 
 def _next_attempt(session: Session, entry: Any, result: Finish) -> DeliveryTask | None:

@@ -20,6 +20,7 @@ from schemas.deliveries import DeliveryTask
 from schemas.webhooks import StoredWebhookConfig
 from sinks.db.index_hints import unindexed
 from sinks.db.models import Webhook, WebhookExecution
+from sinks.db.webhooks import destinations
 from sinks.db.webhooks.deliveries import PROCESSING, QUEUED, task_of
 
 _ENTRIES = cast(Table, WebhookExecution.__table__)
@@ -97,12 +98,12 @@ def renew_leases(session: Session, entry_ids: list[str], until: datetime) -> int
 
 def abandoned(
     session: Session, now: datetime, grace: timedelta, limit: int, acting: Collection[str] = ()
-) -> list[tuple[DeliveryTask, int]]:
+) -> list[tuple[DeliveryTask, int, str | None]]:
     """PROCESSING attempts whose worker vanished: their lease ran out (the worker stopped renewing it) or,
     for an attempt without a lease, they are running longer than their webhook's timeout plus ``grace``.
     How long a leased attempt has run does not matter (nor does a timeout changed since it started). The
     attempts of ``acting`` are this process's own, still within their cap. Returns each with the webhook's
-    maxRetries so the caller can fail it and queue the next attempt."""
+    maxRetries, so the caller can fail it and queue the next attempt, and the destination it called."""
     query = (
         select(WebhookExecution, Webhook.config_json)
         .join(Webhook, Webhook.id == WebhookExecution.webhook_id)
@@ -122,5 +123,6 @@ def abandoned(
         settings = StoredWebhookConfig.model_validate_json(config_json).execution_settings
         timeout = timedelta(seconds=settings.timeout_seconds)
         if leases.abandoned(now, entry.started_at, entry.lease_until, timeout + grace):
-            found.append((task_of(entry), settings.max_retries))
+            destination = destinations.of(entry.resource_type, entry.resource_id)
+            found.append((task_of(entry), settings.max_retries, destination))
     return found

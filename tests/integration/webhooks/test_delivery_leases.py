@@ -54,7 +54,7 @@ def entries(db: Db) -> dict[str, tuple[str, datetime | None]]:
 
 def lost(db: Db, now: datetime, acting: frozenset[str] = frozenset()) -> list[str]:
     with db.sessions() as session:
-        return [task.entry_id for task, _ in delivery_sweeps.abandoned(session, now, GRACE, 100, acting)]
+        return [task.entry_id for task, _, _ in delivery_sweeps.abandoned(session, now, GRACE, 100, acting)]
 
 
 def test_the_claim_writes_a_lease_and_one_statement_renews_the_attempts_still_processing(db: Db) -> None:

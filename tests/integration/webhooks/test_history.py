@@ -23,6 +23,7 @@ ENTRY_FIELDS = {
     "status",
     "attemptNumber",
     "executionDetails",
+    "waitedMs",  # an addition to the spec (issue 44): the time the attempt waited for its destination
 }
 DETAIL_FIELDS = {
     "webhookName",

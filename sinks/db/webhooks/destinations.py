@@ -1,0 +1,323 @@
+"""Destinations in the metadata DB: the admission of claimed deliveries to their destination's limits and
+circuit, the outcomes that move its state, and the waiting deliveries a freed slot wakes.
+
+A delivery a destination cannot take now stays QUEUED with ``waiting_for`` set to the destination and
+``dispatched_at`` NULL: no sweep hands it to Kafka by time, it burns no attempt and holds no worker slot.
+A finished call wakes the oldest waiting deliveries its destination can take (they are handed to Kafka
+again and claimed as any delivery), and the leader's sweep wakes those whose destination has room for
+another reason (a rate bucket refilled, a Retry-After or a probe interval over, a worker gone).
+
+Admission takes the destinations' handler-resource rows ``FOR UPDATE`` (PostgreSQL; SQLite's write lock
+serialises every writer), so the workers' claims for one destination take turns and its limits hold across
+processes. Calls in flight are counted, not kept: the PROCESSING entries for the destination.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import Table, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from core.webhooks.destinations import Breaker, Circuit, Limits, Outcome, State, admit, after, capacity, fresh
+from schemas.deliveries import DeliveryTask
+from sinks.db.index_hints import unindexed
+from sinks.db.models import DestinationState, HandlerResource, WebhookExecution
+from sinks.db.webhooks.deliveries import PROCESSING, QUEUED
+
+_ENTRIES = cast(Table, WebhookExecution.__table__)
+_STATES = cast(Table, DestinationState.__table__)
+_STATE_FIELDS = [item.name for item in fields(State) if item.name != "circuit"]
+# Resource types whose resource is a handler resource with limits (an svcdb write names a table).
+LIMITED_TYPES = frozenset({"AGENT", "TOOL", "MANAGER"})
+
+
+def of(resource_type: str | None, resource_id: str | None) -> str | None:
+    """The destination an entry calls, or None when it calls none with limits."""
+    return resource_id if resource_type in LIMITED_TYPES else None
+
+
+@dataclass(frozen=True)
+class Destination:
+    resource_id: str
+    company_id: str
+    limits: Limits
+
+
+def _destinations(session: Session, resource_ids: Iterable[str], lock: bool) -> dict[str, Destination]:
+    ids = sorted(set(resource_ids))
+    if not ids:
+        return {}
+    query = select(
+        HandlerResource.id,
+        HandlerResource.company_id,
+        HandlerResource.max_concurrency,
+        HandlerResource.max_per_second,
+    ).where(HandlerResource.id.in_(ids))
+    if lock:
+        query = query.order_by(HandlerResource.id).with_for_update()
+    return {
+        row.id: Destination(row.id, row.company_id, Limits(row.max_concurrency, row.max_per_second))
+        for row in session.execute(query)
+    }
+
+
+def _states(session: Session, resource_ids: Iterable[str], now: datetime) -> dict[str, State]:
+    ids = list(resource_ids)
+    found = (
+        {
+            row.resource_id: State(
+                circuit=Circuit(row.state), **{name: getattr(row, name) for name in _STATE_FIELDS}
+            )
+            for row in session.execute(select(_STATES).where(_STATES.c.resource_id.in_(ids)))
+        }
+        if ids
+        else {}
+    )
+    return {resource_id: found.get(resource_id) or fresh(now) for resource_id in ids}
+
+
+def in_flight(session: Session, resource_ids: Iterable[str]) -> Counter[str]:
+    """PROCESSING deliveries per destination (the status index holds them all; they are few)."""
+    ids = list(resource_ids)
+    if not ids:
+        return Counter()
+    rows = session.execute(
+        select(_ENTRIES.c.resource_id, func.count())
+        .where(_ENTRIES.c.status == PROCESSING, _ENTRIES.c.resource_id.in_(ids))
+        .group_by(_ENTRIES.c.resource_id)
+    )
+    return Counter({resource_id: int(count) for resource_id, count in rows})
+
+
+def _upsert(dialect: Any) -> Any:
+    statement = dialect.insert(_STATES)
+    return statement.on_conflict_do_update(
+        index_elements=["resource_id"],
+        set_={name: statement.excluded[name] for name in ["state", *_STATE_FIELDS]},
+    )
+
+
+_UPSERT = {"postgresql": _upsert(postgresql), "sqlite": _upsert(sqlite)}
+
+
+def _write_states(session: Session, states: dict[str, tuple[Destination, State]]) -> None:
+    if not states:
+        return
+    connection = session.connection()
+    rows = [
+        {
+            "resource_id": resource_id,
+            "company_id": destination.company_id,
+            "state": state.circuit.value,
+            **{name: getattr(state, name) for name in _STATE_FIELDS},
+        }
+        for resource_id, (destination, state) in sorted(states.items())
+    ]
+    connection.execute(_UPSERT[connection.dialect.name], rows)
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """A QUEUED delivery a claim is about to start, with the destination it calls (None: none of limits)."""
+
+    entry_id: str
+    resource_id: str | None
+
+
+def admit_claims(session: Session, wanted: Sequence[Wanted], now: datetime, breaker: Breaker) -> set[str]:
+    """Admit what each destination can take now, in the order given; the others wait (QUEUED, not handed to
+    Kafka, ``waiting_for`` their destination). Answers the entry ids that wait."""
+    by_destination: dict[str, list[str]] = defaultdict(list)
+    for want in wanted:
+        if want.resource_id is not None:
+            by_destination[want.resource_id].append(want.entry_id)
+    destinations = _destinations(session, by_destination, lock=True)
+    if not destinations:
+        return set()
+    states = _states(session, destinations, now)
+    counts = in_flight(session, destinations)
+    changed: dict[str, tuple[Destination, State]] = {}
+    waiting: dict[str, list[str]] = {}
+    for resource_id, destination in destinations.items():
+        entries = by_destination[resource_id]
+        admitted, state = admit(
+            states[resource_id], destination.limits, counts[resource_id], len(entries), now, breaker
+        )
+        if state != states[resource_id]:
+            changed[resource_id] = (destination, state)
+        if admitted < len(entries):
+            waiting[resource_id] = entries[admitted:]
+    _write_states(session, changed)
+    for resource_id, entry_ids in waiting.items():
+        session.execute(
+            update(_ENTRIES)
+            .where(_ENTRIES.c.id.in_(entry_ids), unindexed(_ENTRIES.c.status) == QUEUED)
+            .values(
+                waiting_for=resource_id,
+                waiting_since=func.coalesce(_ENTRIES.c.waiting_since, now),
+                dispatched_at=None,
+                available_at=None,
+            )
+        )
+    return {entry_id for entry_ids in waiting.values() for entry_id in entry_ids}
+
+
+def record_outcomes(
+    session: Session, outcomes: Sequence[tuple[str, Outcome | None]], now: datetime, breaker: Breaker
+) -> list[DeliveryTask]:
+    """Move each destination's state by its calls' outcomes (None: a call that says nothing of it), then wake
+    the waiting deliveries it has room for; answers their tasks (the caller hands them to Kafka once this
+    commits)."""
+    by_destination: dict[str, list[Outcome]] = defaultdict(list)
+    for resource_id, outcome in outcomes:
+        by_destination[resource_id].extend([] if outcome is None else [outcome])
+    destinations = _destinations(session, by_destination, lock=False)
+    if not destinations:
+        return []
+    states = _states(session, destinations, now)
+    changed = {
+        resource_id: (destination, after(states[resource_id], by_destination[resource_id], now, breaker))
+        for resource_id, destination in destinations.items()
+    }
+    _write_states(session, changed)
+    return _wake(
+        session, {resource_id: state for resource_id, (_, state) in changed.items()}, destinations, now
+    )
+
+
+def _wake(
+    session: Session, states: dict[str, State], destinations: dict[str, Destination], now: datetime
+) -> list[DeliveryTask]:
+    counts = in_flight(session, destinations)
+    woken: list[DeliveryTask] = []
+    for resource_id, destination in sorted(destinations.items()):
+        room = capacity(states[resource_id], destination.limits, counts[resource_id], now)
+        if room <= 0:
+            continue
+        ids = list(
+            session.scalars(
+                select(_ENTRIES.c.id)
+                .where(_ENTRIES.c.waiting_for == resource_id)
+                .order_by(_ENTRIES.c.queued_at)
+                .limit(room)
+                .with_for_update(skip_locked=True)
+            )
+        )
+        if not ids:
+            continue
+        rows = session.execute(
+            update(_ENTRIES)
+            .where(_ENTRIES.c.id.in_(ids), unindexed(_ENTRIES.c.status) == QUEUED)
+            .values(waiting_for=None, dispatched_at=now)
+            .returning(
+                _ENTRIES.c.id,
+                _ENTRIES.c.execution_id,
+                _ENTRIES.c.webhook_id,
+                _ENTRIES.c.company_id,
+                _ENTRIES.c.attempt_number,
+            )
+        )
+        woken.extend(
+            DeliveryTask(
+                entry_id=row.id,
+                execution_id=row.execution_id,
+                webhook_id=row.webhook_id,
+                company_id=row.company_id,
+                attempt_number=row.attempt_number,
+            )
+            for row in rows
+        )
+    return woken
+
+
+def any_waiting(session: Session) -> bool:
+    return (
+        session.scalar(select(_ENTRIES.c.id).where(_ENTRIES.c.waiting_for.is_not(None)).limit(1)) is not None
+    )
+
+
+def wake_waiting(session: Session, now: datetime, limit: int = 1_000) -> list[DeliveryTask]:
+    """The leader's sweep: wake the waiting deliveries whose destination has room now."""
+    resource_ids = list(
+        session.scalars(
+            select(_ENTRIES.c.waiting_for).where(_ENTRIES.c.waiting_for.is_not(None)).distinct().limit(limit)
+        )
+    )
+    destinations = _destinations(session, resource_ids, lock=False)
+    gone = [resource_id for resource_id in resource_ids if resource_id not in destinations]
+    if gone:
+        # Their handler resource was deleted: they go on, and their call fails as a missing handler's does.
+        session.execute(
+            update(_ENTRIES)
+            .where(_ENTRIES.c.waiting_for.in_(gone))
+            .values(waiting_for=None, available_at=now)
+        )
+    if not destinations:
+        return []
+    return _wake(session, _states(session, destinations, now), destinations, now)
+
+
+@dataclass(frozen=True)
+class Listed:
+    resource_id: str
+    name: str
+    type: str
+    limits: Limits
+    state: State
+    in_flight: int
+    waiting: int
+    blocked: bool
+
+
+def listing(session: Session, company_id: str, now: datetime) -> list[Listed]:
+    """The company's handler resources as destinations, with their state, calls in flight and waiting."""
+    resources = session.execute(
+        select(
+            HandlerResource.id,
+            HandlerResource.name,
+            HandlerResource.type,
+            HandlerResource.max_concurrency,
+            HandlerResource.max_per_second,
+        )
+        .where(HandlerResource.company_id == company_id)
+        .order_by(HandlerResource.name, HandlerResource.id)
+    ).all()
+    ids = [row.id for row in resources]
+    states = _states(session, ids, now)
+    counts = in_flight(session, ids)
+    waiting = (
+        Counter(
+            {
+                resource_id: int(count)
+                for resource_id, count in session.execute(
+                    select(_ENTRIES.c.waiting_for, func.count())
+                    .where(_ENTRIES.c.waiting_for.in_(ids))
+                    .group_by(_ENTRIES.c.waiting_for)
+                )
+            }
+        )
+        if ids
+        else Counter()
+    )
+    listed = []
+    for row in resources:
+        state = states[row.id]
+        listed.append(
+            Listed(
+                resource_id=row.id,
+                name=row.name,
+                type=row.type,
+                limits=Limits(row.max_concurrency, row.max_per_second),
+                state=state,
+                in_flight=counts[row.id],
+                waiting=waiting[row.id],
+                blocked=state.blocked_until is not None and state.blocked_until > now,
+            )
+        )
+    return listed

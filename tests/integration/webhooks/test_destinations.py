@@ -1,0 +1,221 @@
+"""Issue 44, destinations: a burst at an endpoint that serves 4 calls at once, with maxConcurrency 4, is
+delivered whole without more than 4 calls in flight and without an attempt burned waiting, while another
+company's deliveries to a fast endpoint keep their latency; an endpoint that is down opens its circuit (the
+waiting deliveries burn no retries, a probe comes at the interval) and everything is delivered once it is
+back; a Retry-After holds every call to its destination back; /destinations/get-all shows it all."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemas.admin import GrantSpec, ResourceSpec
+from schemas.enums import AccessLevel
+from schemas.settings import Settings
+from sinks.db import resources
+from tests.fixtures.handler import RecordingHandler
+from tests.fixtures.limited_endpoint import LimitedEndpoint, serving
+from tests.fixtures.stack import Ingress
+from tests.fixtures.worker import Worker
+from tests.integration.webhooks.conftest import Person, World
+from tests.integration.webhooks.delivery_helpers import TRIGGER, tool_webhook
+
+pytestmark = pytest.mark.integration
+
+DESTINATIONS = "/svc_poweruser/destinations/get-all"
+
+
+def limited_tool(
+    world: World, url: str, company_id: str | None = None, user: Person | None = None, **limits: Any
+) -> str:
+    with world.db.sessions.begin() as session:
+        created = resources.create_resource(
+            session,
+            company_id or world.company_id,
+            ResourceSpec(type="TOOL", name="limited", endpoint=url, **limits),
+        )
+        resources.grant(
+            session,
+            GrantSpec(
+                user_id=(user or world.owner).user_id, resource_id=created.resource_id, level=AccessLevel.READ
+            ),
+        )
+    return created.resource_id
+
+
+def trigger(ingress: Ingress, webhook_id: str, key: str, count: int, tag: str) -> None:
+    for n in range(count):
+        answer = ingress.client.post(
+            TRIGGER,
+            params={"resourceId": webhook_id},
+            headers={"Authorization": key},
+            json={"order": {"id": f"{tag}{n}"}},
+        )
+        assert answer.status_code == 202, answer.text
+
+
+def entries(world: World, who: Person, webhook_id: str) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    page = 0
+    while True:
+        answer = world.api.ok(
+            who, "get-execution-history", {"webhookId": webhook_id, "size": 100, "page": page}
+        )
+        found += answer["history"]
+        page += 1
+        if page >= answer["totalPages"]:
+            return found
+
+
+def settled(
+    world: World, who: Person, webhook_id: str, count: int, timeout: float = 180
+) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = entries(world, who, webhook_id)
+        if len(found) >= count and all(entry["status"] in ("SUCCESS", "FAILED") for entry in found):
+            return found
+        assert time.monotonic() < deadline, f"{sum(e['status'] == 'SUCCESS' for e in found)} of {count}"
+        time.sleep(0.5)
+
+
+def at(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+@pytest.fixture
+def endpoint() -> Iterator[LimitedEndpoint]:
+    with serving(LimitedEndpoint(slots=4, call_seconds=0.05)) as served:
+        yield served
+
+
+def test_a_burst_at_a_small_endpoint_keeps_to_its_limit_and_another_company_is_not_slowed(
+    world: World, ingress: Ingress, worker: Worker, endpoint: LimitedEndpoint, handler: RecordingHandler
+) -> None:
+    slow_tool = limited_tool(world, endpoint.url, max_concurrency=4)
+    slow_hook, slow_key = tool_webhook(world, slow_tool)
+    theirs = world.api.ok(world.outsider, "create", {"webhookConfig": {"name": "fast"}})["webhook"]
+    fast_tool = limited_tool(world, handler.url, company_id=theirs["companyId"], user=world.outsider)
+    config = {
+        "name": "fast",
+        "resourceExecutionConfig": {"resourceType": "TOOL", "resourceId": fast_tool, "variables": {}},
+    }
+    world.api.ok(world.outsider, "update", {"webhookId": theirs["id"], "webhookConfig": config})
+    fast_key = world.api.ok(world.outsider, "refresh-api-key", {"webhookId": theirs["id"]})["apiKey"]
+
+    burst = 2_000
+    trigger(ingress, slow_hook, slow_key, burst, "s")
+    # Meanwhile the other company's deliveries, one every 50 ms.
+    for n in range(40):
+        trigger(ingress, theirs["id"], fast_key, 1, f"f{n}")
+        time.sleep(0.05)
+    listed = ingress.client.post(DESTINATIONS, headers={"Authorization": world.admin.key}, json={}).json()
+    ours = {d["resourceId"]: d for d in listed["destinations"]}[slow_tool]
+    assert ours["maxConcurrency"] == 4 and ours["state"] == "CLOSED"
+    assert ours["inFlight"] <= 4
+
+    fast = settled(world, world.outsider, theirs["id"], 40)
+    waits = [(at(e["startedAt"]) - at(e["queuedAt"])).total_seconds() for e in fast]
+    assert statistics.median(waits) < 0.25, waits
+
+    done = settled(world, world.owner, slow_hook, burst)
+    assert len(done) == burst  # one attempt each: waiting burned none
+    assert {(e["status"], e["attemptNumber"]) for e in done} == {("SUCCESS", 1)}
+    assert endpoint.most_in_flight <= 4
+    assert len(endpoint.succeeded()) == burst
+    assert len({call["executionId"] for call in endpoint.succeeded()}) == burst
+    assert any(e["waitedMs"] for e in done)  # most of the burst waited for the destination
+
+
+class FastCircuitWorker(Worker):
+    def env(self) -> dict[str, str]:
+        return {
+            **super().env(),
+            "SVC_CIRCUIT_FAILURES": "3",
+            "SVC_CIRCUIT_PROBE_SECONDS": "1",
+        }
+
+
+def test_an_endpoint_down_opens_its_circuit_and_every_delivery_succeeds_once_it_is_back(
+    world: World, ingress: Ingress, kafka_settings: Settings, tmp_path: Path
+) -> None:
+    endpoint = LimitedEndpoint(slots=8, call_seconds=0.01)
+    tool = limited_tool(world, endpoint.url, max_concurrency=8)
+    hook, key = tool_webhook(
+        world, tool, executionSettings={"timeoutSeconds": 2, "maxRetries": 2, "retryDelaySeconds": 1}
+    )
+    worker = FastCircuitWorker(kafka_settings, tmp_path / "worker.log")
+    worker.start()
+    try:
+        trigger(ingress, hook, key, 60, "d")  # the endpoint is down: nothing listens on its port
+        deadline = time.monotonic() + 60
+        while True:
+            listed = ingress.client.post(DESTINATIONS, headers={"Authorization": world.admin.key}, json={})
+            state = {d["resourceId"]: d for d in listed.json()["destinations"]}[tool]
+            if state["state"] in ("OPEN", "HALF_OPEN") and state["waiting"] > 0:
+                break
+            assert time.monotonic() < deadline, state
+            time.sleep(0.2)
+        assert state["lastError"] and "could not be reached" in state["lastError"]
+        time.sleep(4)  # a few probe intervals with the endpoint still down
+        failed_attempts = [e for e in entries(world, world.owner, hook) if e["status"] == "FAILED"]
+        # Only the attempts that opened the circuit and one probe a second failed, not 60 x 3 attempts.
+        assert len(failed_attempts) <= 3 + 8 + 8, len(failed_attempts)
+        with serving(endpoint):
+            done = settled(world, world.owner, hook, 60)
+            successes = {e["executionId"] for e in done if e["status"] == "SUCCESS"}
+            deadline = time.monotonic() + 60
+            while len(successes) < 60:
+                assert time.monotonic() < deadline, len(successes)
+                time.sleep(0.5)
+                successes = {
+                    e["executionId"] for e in entries(world, world.owner, hook) if e["status"] == "SUCCESS"
+                }
+            assert len(endpoint.succeeded()) == 60
+        listed = ingress.client.post(DESTINATIONS, headers={"Authorization": world.admin.key}, json={})
+        assert {d["resourceId"]: d for d in listed.json()["destinations"]}[tool]["state"] == "CLOSED"
+    finally:
+        worker.stop()
+
+
+def test_a_retry_after_holds_back_every_call_to_its_destination(
+    world: World, ingress: Ingress, worker: Worker
+) -> None:
+    endpoint = LimitedEndpoint(slots=4, call_seconds=0.01, refuse_next=1, refuse_retry_after="3")
+    with serving(endpoint):
+        tool = limited_tool(world, endpoint.url, max_concurrency=1)
+        hook, key = tool_webhook(
+            world, tool, executionSettings={"timeoutSeconds": 2, "maxRetries": 1, "retryDelaySeconds": 0}
+        )
+        trigger(ingress, hook, key, 1, "first")
+        deadline = time.monotonic() + 30
+        while not endpoint.calls:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        refused_at = endpoint.calls[0]["at"]
+        trigger(ingress, hook, key, 5, "next")
+        done = settled(world, world.owner, hook, 7)
+        assert len(endpoint.succeeded()) == 6
+        later = [call["at"] for call in endpoint.calls[1:]]
+        assert min(later) - refused_at >= 2.9, later  # nothing called it within its Retry-After
+        assert {e["status"] for e in done if e["attemptNumber"] == 2} == {"SUCCESS"}
+
+
+def test_only_company_admins_see_the_destinations(world: World, ingress: Ingress) -> None:
+    limited_tool(world, "http://127.0.0.1:9/x", max_concurrency=3, max_per_second=2.5)
+    answer = ingress.client.post(DESTINATIONS, headers={"Authorization": world.admin.key}, json={})
+    assert answer.status_code == 200
+    listed = answer.json()["destinations"]
+    limited = [d for d in listed if d["name"] == "limited"]
+    assert limited and limited[0]["maxConcurrency"] == 3 and limited[0]["maxPerSecond"] == 2.5
+    assert limited[0]["state"] == "CLOSED" and limited[0]["waiting"] == 0 and limited[0]["inFlight"] == 0
+    other = ingress.client.post(DESTINATIONS, headers={"Authorization": world.outsider.key}, json={}).json()
+    assert all(d["name"] != "limited" for d in other["destinations"])
+    refused = ingress.client.post(DESTINATIONS, headers={"Authorization": world.alice.key}, json={})
+    assert refused.status_code == 403 and refused.json()["errors"]
