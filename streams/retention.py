@@ -27,6 +27,7 @@ from core.retention import ENDED_UPLOAD_SECONDS, READ_CHARGE_DAYS, Cutoffs, cuto
 from schemas.settings import Settings
 from sinks import webhook_bodies
 from sinks.db import retention, space
+from sinks.db.alerts import alert_retention
 from sinks.db.analytics import job_retention
 from sinks.db.engine import make_engine, make_sessions
 from sinks.db.group_commit import GroupCommitter
@@ -57,6 +58,7 @@ class Swept:
     appends: int = 0
     uploads: int = 0
     read_charges: int = 0
+    alerts: int = 0
     pages_reclaimed: int = 0
 
     def __bool__(self) -> bool:
@@ -168,6 +170,10 @@ class RetentionSweeper(mode.Service):
                 partial(job_retention.any_appends, table_id=table_id, cutoff=cut.jobs),
                 partial(job_retention.delete_appends, table_id=table_id, cutoff=cut.jobs, limit=BATCH),
             )
+        swept.alerts += await self._drain(
+            partial(alert_retention.any_expired, company_id=company_id, cutoff=cut.history),
+            partial(alert_retention.delete_expired, company_id=company_id, cutoff=cut.history, limit=BATCH),
+        )
         before = now.date() - timedelta(days=READ_CHARGE_DAYS - 1)
         swept.read_charges += await self._drain(
             partial(job_retention.any_read_charges, company_id=company_id, before=before),

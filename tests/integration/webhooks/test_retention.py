@@ -17,7 +17,15 @@ from sqlalchemy import func, select, update
 from schemas.settings import Settings
 from schemas.webhooks import ExecutionStatus
 from sinks import webhook_bodies
-from sinks.db.models import WebhookExecution, WebhookPayload, WebhookReplay
+from sinks.db.models import (
+    Alert,
+    AlertItem,
+    AlertNotification,
+    AlertRule,
+    WebhookExecution,
+    WebhookPayload,
+    WebhookReplay,
+)
 from sinks.db.webhooks import executions
 from sinks.objectstore import object_store
 from tests.fixtures import postgres
@@ -277,3 +285,68 @@ def test_a_body_stored_by_reference_goes_with_its_delivery(world: World, kafka_s
     assert store.exists(kept.ref.key)
     (entry,) = history(world, webhook_id)["history"]
     assert entry["executionDetails"]["requestPayload"].startswith('{"big": "xxx')
+
+
+def test_resolved_alerts_follow_the_history_retention_once_their_notifications_are_sent(
+    world: World, kafka_settings: Settings
+) -> None:
+    old, recent = NOW - timedelta(days=2), NOW - timedelta(minutes=5)
+    with world.db.sessions.begin() as session:
+        session.add(
+            AlertRule(
+                id="r" * 32,
+                company_id=world.company_id,
+                name="failures",
+                condition_type="WEBHOOK_FAILURES",
+                condition_json="{}",
+                resolve_after_seconds=60,
+                sealed_secret="sealed",
+                checked_until=NOW,
+            )
+        )
+        session.flush()
+        for alert_id, state, resolved, note in (
+            ("a" * 32, "RESOLVED", old, "SENT"),
+            ("b" * 32, "RESOLVED", old, "PENDING"),  # its notification is still owed
+            ("c" * 32, "ACKNOWLEDGED", None, None),
+            ("d" * 32, "RESOLVED", recent, "SENT"),
+        ):
+            session.add(
+                Alert(
+                    id=alert_id,
+                    company_id=world.company_id,
+                    rule_id="r" * 32,
+                    condition_type="WEBHOOK_FAILURES",
+                    subject_kind="WEBHOOK",
+                    subject_id=alert_id,
+                    state=state,
+                    counted_until=old,
+                    opened_at=old - timedelta(hours=1),
+                    resolved_at=resolved,
+                )
+            )
+            session.flush()
+            session.add(
+                AlertItem(
+                    alert_id=alert_id, item_id="x", company_id=world.company_id, kind="EXECUTION", at=old
+                )
+            )
+            if note:
+                session.add(
+                    AlertNotification(
+                        id=alert_id[:31] + "n",
+                        company_id=world.company_id,
+                        alert_id=alert_id,
+                        rule_id="r" * 32,
+                        alert_state="RESOLVED",
+                        resource_id="t" * 32,
+                        body="{}",
+                        status=note,
+                    )
+                )
+    swept = sweep(kafka_settings, NOW, history_retention_seconds=3600)
+    assert swept.alerts == 1
+    with world.db.sessions() as session:
+        assert set(session.scalars(select(Alert.id))) == {"b" * 32, "c" * 32, "d" * 32}
+        assert set(session.scalars(select(AlertItem.alert_id))) == {"b" * 32, "c" * 32, "d" * 32}
+        assert "a" * 32 not in set(session.scalars(select(AlertNotification.alert_id)))
