@@ -37,7 +37,13 @@ RATE = 1.0
 
 @pytest.fixture
 def kafka_settings(tmp_path: Path, kafka_bootstrap: str) -> Settings:
-    return make_settings(tmp_path / "data", kafka_bootstrap=kafka_bootstrap, replay_rate_per_second=RATE)
+    # The handler fails every delivery on purpose: its circuit must not open and hold the rest back.
+    return make_settings(
+        tmp_path / "data",
+        kafka_bootstrap=kafka_bootstrap,
+        replay_rate_per_second=RATE,
+        circuit_failures=10_000,
+    )
 
 
 def _failed(
