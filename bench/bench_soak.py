@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 import tempfile
 import time
@@ -82,6 +83,8 @@ class Sample:
     object_bytes: int
     memory_mib: dict[str, float]
     p99_ms: float | None = None  # of the requests scheduled since the previous sample
+    entries: int | None = None  # history entries kept (SQLite): what retention leaves at any moment
+    free_pages: int | None = None  # pages on the SQLite file's free list, not yet given back
     sent: int = 0
     failed: int = 0  # answers other than 202, timeouts and errors
 
@@ -148,6 +151,10 @@ def tree_bytes(root: Path) -> int:
     return total
 
 
+def _count(value: int | None) -> str:
+    return "-" if value is None else f"{value:,}"
+
+
 def tree_memory(stack: Stack) -> dict[str, float]:
     """Resident MiB of ``svc up`` itself and of every process below it, by role (``_common.stack_roles``)."""
     from sinks.embedded_broker.watch import resident_mib
@@ -161,15 +168,31 @@ def tree_memory(stack: Stack) -> dict[str, float]:
     return found
 
 
+def kept(database: Path) -> tuple[int | None, int | None]:
+    """History entries kept and free pages of the SQLite file, read-only; (None, None) if it cannot tell."""
+    try:
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5) as connection:
+            entries = connection.execute(
+                "SELECT coalesce(sum(entries), 0) FROM webhook_execution_counts"
+            ).fetchone()
+            free = connection.execute("PRAGMA freelist_count").fetchone()
+    except sqlite3.Error:
+        return None, None
+    return int(entries[0]), int(free[0])
+
+
 def take_sample(stack: Stack, data_dir: Path, began: float, sqlite: bool) -> Sample:
     database = data_dir / "svc.db"
     wal = file_bytes(database.with_name("svc.db-wal")) if sqlite else None
+    entries, free_pages = kept(database) if sqlite else (None, None)
     return Sample(
         at=time.time() - began,
         database_bytes=file_bytes(database) + (wal or 0) if sqlite else None,
         wal_bytes=wal,
         object_bytes=tree_bytes(data_dir / "objects"),
         memory_mib=tree_memory(stack),
+        entries=entries,
+        free_pages=free_pages,
     )
 
 
@@ -364,7 +387,7 @@ def report(run: Run, checks: list[Verdict]) -> None:
     print("storage in MiB (DB+WAL: the SQLite file and its WAL); resident memory in MiB; 202 p99 of the")
     print("requests scheduled since the previous sample")
     header = (
-        f"{'t (s)':>7} | {'DB+WAL':>8} {'WAL':>7} {'objects':>8} | "
+        f"{'t (s)':>7} | {'DB+WAL':>8} {'WAL':>7} {'objects':>8} {'entries':>8} {'free pg':>8} | "
         + " ".join(f"{name[:12]:>12}" for name in names)
         + f" | {'sent':>6} {'not 202':>7} {'p99 ms':>8}"
     )
@@ -378,7 +401,8 @@ def report(run: Run, checks: list[Verdict]) -> None:
         p99 = f"{sample.p99_ms:>8.1f}" if sample.p99_ms is not None else f"{'-':>8}"
         print(
             f"{sample.at:>7.1f} | {_mib(sample.database_bytes):>8} {_mib(sample.wal_bytes):>7} "
-            f"{_mib(sample.object_bytes):>8} | {memory} | {sample.sent:>6} {sample.failed:>7} {p99}"
+            f"{_mib(sample.object_bytes):>8} {_count(sample.entries):>8} {_count(sample.free_pages):>8} | "
+            f"{memory} | {sample.sent:>6} {sample.failed:>7} {p99}"
         )
     print()
     flat_from = plan.seconds * (1 - FLAT_SHARE)
