@@ -148,7 +148,11 @@ def test_an_endpoint_down_opens_its_circuit_and_every_delivery_succeeds_once_it_
     endpoint = LimitedEndpoint(slots=8, call_seconds=0.01)
     tool = limited_tool(world, endpoint.url, max_concurrency=8)
     hook, key = tool_webhook(
-        world, tool, executionSettings={"timeoutSeconds": 2, "maxRetries": 2, "retryDelaySeconds": 1}
+        # A probe is an attempt of the delivery it starts: retries that come back after the probe interval
+        # wait behind the older waiting deliveries, so the probes go round them instead of exhausting one.
+        world,
+        tool,
+        executionSettings={"timeoutSeconds": 2, "maxRetries": 3, "retryDelaySeconds": 3},
     )
     worker = FastCircuitWorker(kafka_settings, tmp_path / "worker.log")
     worker.start()
