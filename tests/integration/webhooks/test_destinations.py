@@ -109,7 +109,8 @@ def test_a_burst_at_a_small_endpoint_keeps_to_its_limit_and_another_company_is_n
     world.api.ok(world.outsider, "update", {"webhookId": theirs["id"], "webhookConfig": config})
     fast_key = world.api.ok(world.outsider, "refresh-api-key", {"webhookId": theirs["id"]})["apiKey"]
 
-    burst = 2_000
+    # 800 keep the suite's load down; bench/bench_destinations.py sends the 2,000.
+    burst = 800
     trigger(ingress, slow_hook, slow_key, burst, "s")
     # Meanwhile the other company's deliveries, one every 50 ms.
     for n in range(40):

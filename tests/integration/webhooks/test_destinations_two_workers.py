@@ -32,9 +32,9 @@ def test_the_limit_holds_across_two_workers(world: World, ingress: Ingress, pair
     with serving(LimitedEndpoint(slots=8, call_seconds=0.05)) as endpoint:
         tool = limited_tool(world, endpoint.url, max_concurrency=3)
         hook, key = tool_webhook(world, tool)
-        trigger(ingress, hook, key, 600, "p")
-        done = settled(world, world.owner, hook, 600)
+        trigger(ingress, hook, key, 300, "p")
+        done = settled(world, world.owner, hook, 300)
     assert {(entry["status"], entry["attemptNumber"]) for entry in done} == {("SUCCESS", 1)}
-    assert len(done) == 600
+    assert len(done) == 300
     assert endpoint.most_in_flight <= 3
-    assert len(endpoint.succeeded()) == 600
+    assert len(endpoint.succeeded()) == 300
