@@ -89,8 +89,11 @@ def under_attack(ingress: Ingress, victim: tuple[str, str], attack: Any) -> list
 
 
 def assert_unharmed(latencies: list[float]) -> None:
+    """A stall shows as a run of slow answers (the attack's CPU is seconds); on cores the whole suite shares,
+    one answer alone may wait about a second for a core, so one outlier is allowed, under 2 s."""
     assert statistics.median(latencies) < 0.25, latencies
-    assert max(latencies) < 1.0, latencies
+    slowest = sorted(latencies, reverse=True)
+    assert slowest[0] < 2.0 and slowest[1] < 1.0, latencies
 
 
 def test_recursive_jsonpath_is_budgeted_and_does_not_stall_another_company(
