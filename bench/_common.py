@@ -187,6 +187,8 @@ def running_stack(data_dir: Path, extra_env: Mapping[str, str] | None = None) ->
     finally:
         _stop(process, timeout=90)
         signal.signal(signal.SIGTERM, previous)
+        if os.environ.get("BENCH_KEEP_STDERR"):
+            shutil.copy(stderr_path, os.environ["BENCH_KEEP_STDERR"])
 
 
 def _die_with_parent() -> None:

@@ -30,6 +30,7 @@ figure moves with the machine's load, which is printed.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sqlite3
 import sys
@@ -53,6 +54,7 @@ from _common import (
 )
 from _phases import Stream, latency_at, load_average, wait_first_request
 from bench_webhook_load import (
+    MAX_CONCURRENCY,
     TRIGGER,
     Generator,
     Handler,
@@ -127,6 +129,7 @@ class Run:
     delivered: int = 0
     load: tuple[float, float] = (0.0, 0.0)
     settings: dict[str, str] = field(default_factory=dict)
+    sweeps: list[dict[str, Any]] = field(default_factory=list)  # the worker's "retention sweep" log lines
 
 
 # ------------------------------------------------------------------------------ measuring
@@ -324,7 +327,7 @@ def measure(run: Run, args: argparse.Namespace, tmp: Path) -> tuple[dict[str, An
     with helper_server("handler", tmp) as (handler_url, _pid):
         progress("starting svc up")
         with running_stack(data_dir, env) as stack:
-            webhook_id, api_key = create_webhook(stack, f"{handler_url}/run")
+            webhook_id, api_key = create_webhook(stack, f"{handler_url}/run", args.max_concurrency)
             path = f"{TRIGGER}?resourceId={webhook_id}"
             handler = Handler(handler_url)
             try:
@@ -352,8 +355,22 @@ def measure(run: Run, args: argparse.Namespace, tmp: Path) -> tuple[dict[str, An
                 run.delivered = handler.count() - 1
             finally:
                 handler.close()
+            run.sweeps = sweep_rounds(stack.stderr_path)
             progress("stopping svc up")
     return result, began
+
+
+def sweep_rounds(stderr: Path) -> list[dict[str, Any]]:
+    """The retention sweep's rounds as the worker logged them (one JSON line each)."""
+    rounds = []
+    for line in stderr.read_text(errors="replace").splitlines():
+        if '"retention sweep"' not in line:
+            continue
+        try:
+            rounds.append(json.loads(line[line.index("{") :]))
+        except ValueError:
+            continue
+    return rounds
 
 
 # ------------------------------------------------------------------------------ report
@@ -405,6 +422,8 @@ def report(run: Run, checks: list[Verdict]) -> None:
             f"{memory} | {sample.sent:>6} {sample.failed:>7} {p99}"
         )
     print()
+    report_sweeps(run.sweeps)
+    print()
     flat_from = plan.seconds * (1 - FLAT_SHARE)
     print(
         f"verdicts: storage and memory over the samples from {flat_from:g} s on (the peak of its second half "
@@ -415,6 +434,21 @@ def report(run: Run, checks: list[Verdict]) -> None:
         print(f"  {'PASS' if check.passed else 'FAIL'}  {check.name}: {check.detail}")
 
 
+def report_sweeps(rounds: list[dict[str, Any]]) -> None:
+    """Each round of the sweep: what it deleted, its batches and how long they took with their wait."""
+    print(f"retention sweep: {len(rounds)} rounds that deleted something")
+    if not rounds:
+        return
+    print(f"{'executions':>10} {'batches':>7} {'round s':>8} {'batch ms avg':>12} {'longest ms':>10}")
+    for item in rounds:
+        batches = item.get("batches", 0) or 1
+        print(
+            f"{item.get('executions', 0):>10,} {item.get('batches', 0):>7} {item.get('seconds', 0):>8.2f} "
+            f"{1000 * item.get('batch_seconds', 0) / batches:>12.1f} "
+            f"{1000 * item.get('longest_batch_seconds', 0):>10.1f}"
+        )
+
+
 def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -422,6 +456,12 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--minutes", type=float, default=REFERENCE_MINUTES, help="length of the load")
     parser.add_argument("--rate", type=float, default=300.0, help="deliveries per second, open loop")
     parser.add_argument("--connections", type=int, default=64, help="the generator's connections")
+    parser.add_argument(
+        "--max-concurrency",
+        type=int,
+        default=MAX_CONCURRENCY,
+        help="the handler resource's maxConcurrency (default: the worker's, as bench_webhook_load)",
+    )
     parser.add_argument("--sample-seconds", type=float, help="default: 30 s scaled by --minutes / 20")
     parser.add_argument(
         "--retention-seconds", type=int, help="SVC_HISTORY_RETENTION_SECONDS; default: 120 s scaled"

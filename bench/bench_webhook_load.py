@@ -64,6 +64,9 @@ TARGET_RATE = 1000.0
 TARGET_P99_MS = 50.0
 TARGET_LAG_P99_MS = 500.0
 DELIVERY_GRACE_SECONDS = 60.0
+# The handler resource's maxConcurrency: the worker's own concurrency (SVC_WORKER_CONCURRENCY), so this bench
+# measures the pipeline, not the destination's limit (bench_destinations.py measures that).
+MAX_CONCURRENCY = 256
 # Long windows also report their p99s per slice of this length, to show whether a run drifts.
 SLICE_SECONDS = 30.0
 # Past this a request counts as failed ("timeout"); it also bounds how long an overloaded step drains.
@@ -582,7 +585,11 @@ def poweruser(client: httpx.Client, key: str, action: str, body: dict[str, Any])
     return result
 
 
-def create_webhook(stack: Stack, handler_url: str) -> tuple[str, str]:
+def create_webhook(
+    stack: Stack, handler_url: str, max_concurrency: int = MAX_CONCURRENCY
+) -> tuple[str, str]:
+    """A company, the recording handler as its TOOL resource (at ``max_concurrency`` calls at once) and a
+    webhook delivering to it; answers the webhook's id and key."""
     company = stack.admin("create-company", "--name", "Load Shop", "--admin-email", "admin@load.example")
     key, company_id = company["poweruserKey"], company["companyId"]
     resource = stack.admin(
@@ -595,6 +602,8 @@ def create_webhook(stack: Stack, handler_url: str) -> tuple[str, str]:
         "load-recorder",
         "--endpoint",
         handler_url,
+        "--max-concurrency",
+        str(max_concurrency),
     )
     with httpx.Client(base_url=stack.url, timeout=30) as client:
         created = poweruser(client, key, "create", {"webhookConfig": {"name": WEBHOOK_CONFIG["name"]}})
@@ -1058,6 +1067,12 @@ def _arguments() -> argparse.Namespace:
     )
     parser.add_argument("--connections", type=int, default=256, help="generator connection pool size")
     parser.add_argument(
+        "--max-concurrency",
+        type=int,
+        default=MAX_CONCURRENCY,
+        help="the handler resource's maxConcurrency (the resource's own default is 16)",
+    )
+    parser.add_argument(
         "--idle-seconds", type=float, default=3.0, help="window of the idle CPU measurement before the load"
     )
     parser.add_argument(
@@ -1150,7 +1165,7 @@ def measure_svc(run: Run, rates: list[float], args: argparse.Namespace, tmp: Pat
         progress("starting svc up")
         with running_stack(tmp / "data", limits) as stack:
             progress(f"svc is up at {stack.url}; the handler listens at {handler_url}")
-            webhook_id, api_key = create_webhook(stack, f"{handler_url}/run")
+            webhook_id, api_key = create_webhook(stack, f"{handler_url}/run", args.max_concurrency)
             trigger_path = f"{TRIGGER}?resourceId={webhook_id}"
             handler = Handler(handler_url)
             try:

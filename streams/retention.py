@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime, timedelta
@@ -60,9 +61,29 @@ class Swept:
     read_charges: int = 0
     alerts: int = 0
     pages_reclaimed: int = 0
+    batches: int = 0
+    batch_seconds: float = 0.0  # from a batch's submission to its commit, waiting for its turn included
+    longest_batch_seconds: float = 0.0
 
     def __bool__(self) -> bool:
-        return any(getattr(self, item.name) for item in fields(self))
+        """Whether the round deleted anything."""
+        return any(getattr(self, item.name) for item in fields(self) if item.name in _DELETED)
+
+
+_DELETED = frozenset(
+    (
+        "executions",
+        "entries",
+        "payloads",
+        "bodies",
+        "runs",
+        "jobs",
+        "appends",
+        "uploads",
+        "read_charges",
+        "alerts",
+    )
+)
 
 
 class RetentionSweeper(mode.Service):
@@ -75,6 +96,7 @@ class RetentionSweeper(mode.Service):
         self.sessions = make_sessions(self.engine)
         self.committer = GroupCommitter(self.sessions, name="retention", max_batch=1)
         self.store: ObjectStore = object_store(settings)
+        self._round = Swept()
 
     async def on_start(self) -> None:
         self.committer.start()
@@ -90,13 +112,23 @@ class RetentionSweeper(mode.Service):
 
         return await asyncio.to_thread(run)
 
+    async def _batch(self, unit: Callable[[Session], T]) -> T:
+        began = time.monotonic()
+        try:
+            return await self.committer.run(unit)
+        finally:
+            took = time.monotonic() - began
+            self._round.batches += 1
+            self._round.batch_seconds += took
+            self._round.longest_batch_seconds = max(self._round.longest_batch_seconds, took)
+
     async def _drain(self, probe: Callable[[Session], bool], unit: Callable[[Session], int]) -> int:
         """Batches of ``unit`` while the last one was full, once ``probe`` found something to delete."""
         if not await self._read(probe):
             return 0
         total = 0
         for _ in range(ROUND_BATCHES):
-            deleted = await self.committer.run(unit)
+            deleted = await self._batch(unit)
             total += deleted
             if deleted < BATCH or self.should_stop:
                 break
@@ -107,7 +139,8 @@ class RetentionSweeper(mode.Service):
 
     async def sweep(self, now: datetime) -> Swept:
         """One round over every company."""
-        swept = Swept()
+        swept = self._round = Swept()
+        began = time.monotonic()
         companies = await self._read(
             lambda session: list(retention.every_company(session, of_settings(self.settings)))
         )
@@ -122,14 +155,17 @@ class RetentionSweeper(mode.Service):
         )
         if swept:
             swept.pages_reclaimed = await self._reclaim()
-            log.info("retention sweep", extra=vars(swept))
+            log.info(
+                "retention sweep",
+                extra=vars(swept) | {"seconds": round(time.monotonic() - began, 3)},
+            )
         return swept
 
     async def _reclaim(self) -> int:
         """Give the freed pages back to the file system, a few per transaction (SQLite; nothing elsewhere)."""
         total = 0
         for _ in range(RECLAIM_CALLS):
-            pages = await self.committer.run(space.reclaim)
+            pages = await self._batch(space.reclaim)
             total += pages
             if pages < space.RECLAIM_PAGES or self.should_stop:
                 break
@@ -182,7 +218,7 @@ class RetentionSweeper(mode.Service):
 
     async def _sweep_history(self, company_id: str, webhook_id: str, cutoff: datetime, swept: Swept) -> None:
         for _ in range(ROUND_BATCHES):
-            deleted = await self.committer.run(
+            deleted = await self._batch(
                 functools.partial(
                     history_retention.delete_expired,
                     company_id=company_id,

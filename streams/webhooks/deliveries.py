@@ -79,6 +79,7 @@ class DeliveryRuntime(HandlerRuntime):
         self.acting: leases.Holdings[str] = leases.Holdings()
         self.lease = timedelta(seconds=settings.lease_seconds)
         self.breaker = breaker_of(settings)
+        self.hand_over = delivery_attempts.HandOver(lease=self.lease, clock=now)
         self.spans = Spans(
             settings.otlp_endpoint, service="svc-worker", timeout_seconds=settings.otlp_timeout_seconds
         )
@@ -124,22 +125,30 @@ class DeliveryRuntime(HandlerRuntime):
             for _ in range(len(chunk) - len(attempts)):
                 self.slots.release()
             for attempt in attempts:
-                cap = leases.hold_cap(handler_timeout(attempt.config), self.settings.lease_cap_factor)
-                self.acting.hold(attempt.task.entry_id, attempt.started_at, cap)
-                job = asyncio.create_task(self._run(attempt))
-                self.running.add(job)
-                job.add_done_callback(self.running.discard)
+                self._start(attempt)
+
+    def _start(self, attempt: Attempt) -> None:
+        """Run a claimed attempt in a slot already taken for it; its lease is renewed from now on."""
+        cap = leases.hold_cap(handler_timeout(attempt.config), self.settings.lease_cap_factor)
+        self.acting.hold(attempt.task.entry_id, attempt.started_at, cap)
+        job = asyncio.create_task(self._run(attempt))
+        self.running.add(job)
+        job.add_done_callback(self.running.discard)
 
     async def _run(self, attempt: Attempt) -> None:
+        handed_over = False
         try:
-            await self._attempt(attempt)
+            handed_over = await self._attempt(attempt)
         except Exception:
             log.exception("attempt crashed", extra={"entry_id": attempt.task.entry_id})
         finally:
             self.acting.release(attempt.task.entry_id)
-            self.slots.release()
+            if not handed_over:
+                self.slots.release()
 
-    async def _attempt(self, attempt: Attempt) -> None:
+    async def _attempt(self, attempt: Attempt) -> bool:
+        """Call the handler and settle the outcome; True when the settle handed this slot to a woken attempt
+        (``HandOver``), which runs at once in a task of its own."""
         task, config = attempt.task, attempt.config
         execution = config.resource_execution_config
         request: dict[str, Any] | None = None
@@ -174,17 +183,28 @@ class DeliveryRuntime(HandlerRuntime):
             started_at=attempt.started_at,
             destination=attempt.destination,
             retry_after_seconds=outcome.retry_after_seconds,
+            frees_slot=True,
         )
         # Gathered: the outcomes that share a group commit are written with one read and one executemany.
         settled = await self.committer.run(Gathered(self._settle_all, result))
-        if settled.woken:
-            await self.dispatch(settled.woken)
-        await self.publish_result(
-            task, outcome, execution or {}, attempt.started_at, ended, result.retry_at is not None, span
-        )
+        if settled.next is not None:
+            self._start(settled.next)
+        try:
+            if settled.woken:
+                await self.dispatch(settled.woken)
+            await self.publish_result(
+                task, outcome, execution or {}, attempt.started_at, ended, result.retry_at is not None, span
+            )
+        except Exception:
+            if settled.next is None:
+                raise
+            log.exception("publishing after an attempt failed", extra={"entry_id": task.entry_id})
+        return settled.next is not None
 
     def _settle_all(self, session: Session, results: list[Finish]) -> list[Settled]:
-        return delivery_attempts.settle_all(session, results, self.breaker)
+        # A stopping worker hands no slot over: it finishes what it holds.
+        hand_over = None if self.should_stop else self.hand_over
+        return delivery_attempts.settle_all(session, results, self.breaker, hand_over)
 
     async def publish_result(
         self,

@@ -10,6 +10,7 @@ attempt twice. The QUEUED entry itself is written by the trigger (sinks/db/webho
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
@@ -214,15 +215,27 @@ class Finish:
     destination: str | None = None
     retry_after_seconds: float | None = None
     judged: bool = True
+    # The attempt ran in a slot of this worker, which the settle may hand to a woken delivery (HandOver).
+    frees_slot: bool = False
+
+
+@dataclass(frozen=True)
+class HandOver:
+    """Claim woken deliveries in the worker whose calls ended: each ended call's slot goes to one delivery
+    waiting for the same destination, with no trip through Kafka (``lease`` from ``clock()``)."""
+
+    lease: timedelta
+    clock: Callable[[], datetime]
 
 
 @dataclass(frozen=True)
 class Settled:
-    """An outcome written: the next attempt it queued, and the waiting deliveries its freed slot woke (the
-    caller hands those to Kafka)."""
+    """An outcome written: the next attempt it queued, the waiting deliveries its freed slot woke (the
+    caller hands those to Kafka), and the woken attempt claimed into its slot (``HandOver``)."""
 
     retry: DeliveryTask | None
     woken: list[DeliveryTask]
+    next: Attempt | None = None
 
 
 def finish(session: Session, result: Finish) -> DeliveryTask | None:
@@ -264,9 +277,12 @@ def finish_all(session: Session, results: list[Finish]) -> list[DeliveryTask | N
     return retries
 
 
-def settle_all(session: Session, results: list[Finish], breaker: Breaker) -> list[Settled]:
+def settle_all(
+    session: Session, results: list[Finish], breaker: Breaker, hand_over: HandOver | None = None
+) -> list[Settled]:
     """``finish_all``, then each destination's state moved by its outcomes and its waiting deliveries woken
-    (all of them answered with the first result)."""
+    (all of them answered with the first result). With ``hand_over`` each result that frees a slot takes one
+    woken delivery of its destination, claimed here (admitted to the destination's limits as any claim)."""
     retries = finish_all(session, results)
     outcomes = [
         (
@@ -277,8 +293,39 @@ def settle_all(session: Session, results: list[Finish], breaker: Breaker) -> lis
         if result.destination is not None
     ]
     ended = max((result.ended_at for result in results), default=None)
-    woken = destinations.record_outcomes(session, outcomes, ended, breaker) if outcomes and ended else []
-    return [Settled(retry, woken if index == 0 else []) for index, retry in enumerate(retries)]
+    woken = destinations.record_outcomes(session, outcomes, ended, breaker) if outcomes and ended else {}
+    left = [task for tasks in woken.values() for task in tasks]
+    taken: list[Attempt | None] = [None] * len(results)
+    if hand_over is not None and left:
+        left, taken = _hand_over(session, results, woken, breaker, hand_over)
+    return [Settled(retry, left if index == 0 else [], taken[index]) for index, retry in enumerate(retries)]
+
+
+def _hand_over(
+    session: Session,
+    results: list[Finish],
+    woken: dict[str, list[DeliveryTask]],
+    breaker: Breaker,
+    hand_over: HandOver,
+) -> tuple[list[DeliveryTask], list[Attempt | None]]:
+    """Claim one woken delivery per result that frees a slot, of the result's destination (oldest first);
+    answers the woken deliveries left for Kafka and each result's claimed attempt."""
+    slots: dict[str, list[int]] = {}
+    for index, result in enumerate(results):
+        if result.frees_slot and result.destination is not None:
+            slots.setdefault(result.destination, []).append(index)
+    chosen: list[DeliveryTask] = []
+    left: list[DeliveryTask] = []
+    for resource_id, tasks in woken.items():
+        free = len(slots.get(resource_id, ()))
+        chosen.extend(tasks[:free])
+        left.extend(tasks[free:])
+    taken: list[Attempt | None] = [None] * len(results)
+    if chosen:
+        moment = hand_over.clock()
+        for attempt in claim(session, chosen, moment, moment + hand_over.lease, breaker):
+            taken[slots[attempt.destination or ""].pop(0)] = attempt
+    return left, taken
 
 
 def _next_attempt(session: Session, entry: Any, result: Finish) -> DeliveryTask | None:

@@ -170,16 +170,16 @@ def admit_claims(session: Session, wanted: Sequence[Wanted], now: datetime, brea
 
 def record_outcomes(
     session: Session, outcomes: Sequence[tuple[str, Outcome | None]], now: datetime, breaker: Breaker
-) -> list[DeliveryTask]:
+) -> dict[str, list[DeliveryTask]]:
     """Move each destination's state by its calls' outcomes (None: a call that says nothing of it), then wake
-    the waiting deliveries it has room for; answers their tasks (the caller hands them to Kafka once this
-    commits)."""
+    the waiting deliveries it has room for; answers their tasks by destination, oldest first (the caller
+    claims them or hands them to Kafka)."""
     by_destination: dict[str, list[Outcome]] = defaultdict(list)
     for resource_id, outcome in outcomes:
         by_destination[resource_id].extend([] if outcome is None else [outcome])
     destinations = _destinations(session, by_destination, lock=False)
     if not destinations:
-        return []
+        return {}
     states = _states(session, destinations, now)
     changed = {
         resource_id: (destination, after(states[resource_id], by_destination[resource_id], now, breaker))
@@ -193,9 +193,9 @@ def record_outcomes(
 
 def _wake(
     session: Session, states: dict[str, State], destinations: dict[str, Destination], now: datetime
-) -> list[DeliveryTask]:
+) -> dict[str, list[DeliveryTask]]:
     counts = in_flight(session, destinations)
-    woken: list[DeliveryTask] = []
+    woken: dict[str, list[DeliveryTask]] = {}
     for resource_id, destination in sorted(destinations.items()):
         room = capacity(states[resource_id], destination.limits, counts[resource_id], now)
         if room <= 0:
@@ -223,7 +223,7 @@ def _wake(
                 _ENTRIES.c.attempt_number,
             )
         )
-        woken.extend(
+        woken[resource_id] = [
             DeliveryTask(
                 entry_id=row.id,
                 execution_id=row.execution_id,
@@ -232,7 +232,7 @@ def _wake(
                 attempt_number=row.attempt_number,
             )
             for row in rows
-        )
+        ]
     return woken
 
 
@@ -260,7 +260,8 @@ def wake_waiting(session: Session, now: datetime, limit: int = 1_000) -> list[De
         )
     if not destinations:
         return []
-    return _wake(session, _states(session, destinations, now), destinations, now)
+    woken = _wake(session, _states(session, destinations, now), destinations, now)
+    return [task for tasks in woken.values() for task in tasks]
 
 
 @dataclass(frozen=True)
