@@ -280,6 +280,7 @@ def _rate_env(plan: Plan) -> dict[str, str]:
         "SVC_WEBHOOK_RATE_LIMIT_PER_MINUTE": str(10**9),
         "SVC_WEBHOOK_RATE_LIMIT_PER_DAY": str(10**12),
         "SVC_RATE_LIMIT_PER_MINUTE": "100000",
+        "SVC_LOG_LEVEL": "INFO",  # the sweep's rounds are INFO lines; the report reads them
     }
 
 
