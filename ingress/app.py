@@ -22,6 +22,7 @@ from ingress.scheduled import events as scheduled_events
 from ingress.shared_counts import SharedCounts
 from ingress.webhooks import destinations, manage, replay
 from ingress.webhooks import trigger as webhook_trigger
+from ingress.webhooks.destination_metrics import DestinationGauges
 from ingress.webhooks.trigger_clients import TriggerClients
 from ingress.webhooks.trigger_fast_path import TriggerFastPath
 from ingress.webhooks.trigger_targets import TriggerTargets
@@ -74,6 +75,8 @@ def create_app(settings: Settings) -> FastAPI:
         )
         inline = InlineQueries(settings, reads, store, catalog)
         inline.count_in(registry)
+        gauges = DestinationGauges(sessions)
+        registry.register(gauges)
         spans = Spans(
             settings.otlp_endpoint, service="svc-ingress", timeout_seconds=settings.otlp_timeout_seconds
         )
@@ -119,6 +122,7 @@ def create_app(settings: Settings) -> FastAPI:
             yield
         finally:
             metrics.stop()
+            registry.unregister(gauges)
             committer.stop()
             counts.stop()
             inline.close()

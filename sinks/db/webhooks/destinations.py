@@ -322,3 +322,20 @@ def listing(session: Session, company_id: str, now: datetime) -> list[Listed]:
             )
         )
     return listed
+
+
+def census(session: Session) -> tuple[Counter[str], int]:
+    """Destinations by circuit state (those ever called: a destination without a state row is CLOSED) and
+    the deliveries waiting for any destination, for the metrics; both read small tables or indexes."""
+    states = Counter(
+        {
+            str(state): int(count)
+            for state, count in session.execute(
+                select(_STATES.c.state, func.count()).group_by(_STATES.c.state)
+            )
+        }
+    )
+    waiting = session.scalar(
+        select(func.count()).select_from(_ENTRIES).where(_ENTRIES.c.waiting_for.is_not(None))
+    )
+    return states, int(waiting or 0)

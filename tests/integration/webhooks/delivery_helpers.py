@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import time
+import uuid
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 from schemas.admin import GrantSpec, ResourceSpec
+from schemas.deliveries import DeliveryTask
 from schemas.enums import AccessLevel
 from sinks.db import resources
+from sinks.db.webhooks import definitions, deliveries
 from sinks.db.webhooks.deliveries import Delivery, TriggerTarget
 from tests.fixtures.handler import RecordingHandler
+from tests.fixtures.stack import Db
 from tests.integration.webhooks.conftest import World
 
 TRIGGER = "/clients/custom-webhooks"
@@ -84,3 +89,32 @@ def tool_delivery(
         resource_id=tool_id,
         received_at=datetime.now(UTC),
     )
+
+
+def limited_deliveries(db: Db, limit: int, count: int) -> list[DeliveryTask]:
+    """``count`` QUEUED deliveries of a new company to one TOOL destination that takes ``limit`` calls at
+    once, oldest first."""
+    company = db.create_company()
+    with db.sessions.begin() as session:
+        tool = resources.create_resource(
+            session,
+            company.company_id,
+            ResourceSpec(type="TOOL", name="t", endpoint="http://127.0.0.1:9/t", max_concurrency=limit),
+        )
+        config = {
+            "name": "hand-over",
+            "resourceExecutionConfig": {"resourceType": "TOOL", "resourceId": tool.resource_id},
+            "executionSettings": {"timeoutSeconds": 1, "maxRetries": 0, "retryDelaySeconds": 1},
+        }
+        viewer = definitions.Viewer(company.company_id, company.user_id, True)
+        webhook_id = definitions.create(session, viewer, config)[0].id
+        target = deliveries.load_target(session, webhook_id)
+    assert target is not None
+    template = tool_delivery(target, tool.resource_id, execution_id="", variables_json='{"n": "1"}')
+    tasks = []
+    for _ in range(count):
+        with db.sessions.begin() as session:
+            tasks.append(
+                deliveries.record_delivery(session, replace(template, execution_id=uuid.uuid4().hex))
+            )
+    return tasks

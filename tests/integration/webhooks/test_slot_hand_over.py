@@ -5,55 +5,22 @@ attempt) hands nothing over: what it wakes goes to Kafka."""
 
 from __future__ import annotations
 
-import uuid
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import func, select
 
 from core.webhooks.destinations import Breaker
-from schemas.admin import ResourceSpec
-from schemas.deliveries import DeliveryTask
-from sinks.db import resources
 from sinks.db.models import WebhookExecution
-from sinks.db.webhooks import definitions, deliveries, delivery_attempts
+from sinks.db.webhooks import delivery_attempts
 from sinks.db.webhooks.delivery_attempts import Attempt, Finish, HandOver
 from tests.fixtures.stack import Db
-from tests.integration.webhooks.delivery_helpers import tool_delivery
+from tests.integration.webhooks.delivery_helpers import limited_deliveries
 
 pytestmark = pytest.mark.integration
 
 BREAKER = Breaker()
 LIMIT = 2
-
-
-def _queued(db: Db, count: int) -> list[DeliveryTask]:
-    """``count`` deliveries to one TOOL destination that takes LIMIT calls at once, oldest first."""
-    company = db.create_company()
-    with db.sessions.begin() as session:
-        tool = resources.create_resource(
-            session,
-            company.company_id,
-            ResourceSpec(type="TOOL", name="t", endpoint="http://127.0.0.1:9/t", max_concurrency=LIMIT),
-        )
-        config = {
-            "name": "hand-over",
-            "resourceExecutionConfig": {"resourceType": "TOOL", "resourceId": tool.resource_id},
-            "executionSettings": {"timeoutSeconds": 1, "maxRetries": 0, "retryDelaySeconds": 1},
-        }
-        viewer = definitions.Viewer(company.company_id, company.user_id, True)
-        webhook_id = definitions.create(session, viewer, config)[0].id
-        target = deliveries.load_target(session, webhook_id)
-    assert target is not None
-    template = tool_delivery(target, tool.resource_id, execution_id="", variables_json='{"n": "1"}')
-    tasks = []
-    for _ in range(count):
-        with db.sessions.begin() as session:
-            tasks.append(
-                deliveries.record_delivery(session, replace(template, execution_id=uuid.uuid4().hex))
-            )
-    return tasks
 
 
 def _ended(attempt: Attempt, *, frees_slot: bool) -> Finish:
@@ -79,7 +46,7 @@ def _processing(db: Db) -> int:
 
 
 def test_an_ended_call_hands_its_slot_to_the_oldest_waiting_delivery(db: Db) -> None:
-    tasks = _queued(db, 5)
+    tasks = limited_deliveries(db, LIMIT, 5)
     with db.sessions.begin() as session:
         running = delivery_attempts.claim(session, tasks, datetime.now(UTC), breaker=BREAKER)
     assert [attempt.task for attempt in running] == tasks[:LIMIT]  # the other three wait
@@ -101,7 +68,7 @@ def test_an_ended_call_hands_its_slot_to_the_oldest_waiting_delivery(db: Db) -> 
 
 
 def test_an_outcome_that_frees_no_slot_here_wakes_for_kafka(db: Db) -> None:
-    tasks = _queued(db, 4)
+    tasks = limited_deliveries(db, LIMIT, 4)
     with db.sessions.begin() as session:
         running = delivery_attempts.claim(session, tasks, datetime.now(UTC), breaker=BREAKER)
     hand_over = HandOver(lease=timedelta(seconds=15), clock=lambda: datetime.now(UTC))
@@ -115,7 +82,7 @@ def test_an_outcome_that_frees_no_slot_here_wakes_for_kafka(db: Db) -> None:
 
 
 def test_two_ended_calls_in_one_settle_each_take_one_waiting_delivery(db: Db) -> None:
-    tasks = _queued(db, 5)
+    tasks = limited_deliveries(db, LIMIT, 5)
     with db.sessions.begin() as session:
         running = delivery_attempts.claim(session, tasks, datetime.now(UTC), breaker=BREAKER)
     hand_over = HandOver(lease=timedelta(seconds=15), clock=lambda: datetime.now(UTC))
