@@ -14,6 +14,7 @@ from ingress import alert_rules, alerts, errors, health, identity, retention
 from ingress.analytics import calls, intake, job_results, jobs, loads, table_admin, table_maintenance
 from ingress.analytics.inline_queries import InlineQueries
 from ingress.auth_throttle import AuthThrottle
+from ingress.console import routes as console
 from ingress.metrics_listener import MetricsListener
 from ingress.middleware import AccessLog, EdgeMiddleware, HttpMetrics
 from ingress.ratelimit import RateLimiter, RowQuota
@@ -157,6 +158,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(controls.router)
     app.include_router(backfill.router)
     app.include_router(intake.router)
+    if settings.console:
+        console.install(app)
     app.add_middleware(TriggerFastPath, clients=lambda: app.state.trigger_clients)
     app.add_middleware(errors.DatabaseOutage)  # around the fast path, which FastAPI's handlers never see
     app.add_middleware(

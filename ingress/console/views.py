@@ -1,0 +1,97 @@
+"""View models: what the templates show, made from the API's answers by pure functions."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+PAGE_WINDOW = 3
+
+
+def pretty_json(text: str | None) -> str:
+    """A JSON text indented for reading; anything else as it is."""
+    if text is None:
+        return ""
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False, sort_keys=True)
+    except (ValueError, TypeError):
+        return text
+
+
+def header_rows(text: str | None) -> list[tuple[str, str]]:
+    """Stored request headers (a JSON object) as name/value rows, in name order; redacted values stay as the
+    API gives them."""
+    if not text:
+        return []
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return [("(unreadable)", text)]
+    if not isinstance(parsed, dict):
+        return [("(unreadable)", text)]
+    return sorted(
+        (str(name), value if isinstance(value, str) else json.dumps(value)) for name, value in parsed.items()
+    )
+
+
+def page_numbers(current: int, total_pages: int) -> list[int]:
+    """Zero-based pages to link around ``current``: the first, the last and a window between."""
+    if total_pages <= 0:
+        return []
+    wanted = {0, total_pages - 1, *range(current - PAGE_WINDOW, current + PAGE_WINDOW + 1)}
+    return sorted(page for page in wanted if 0 <= page < total_pages)
+
+
+def mappings_text(mappings: dict[str, str] | None) -> str:
+    return "\n".join(f"{name} = {path}" for name, path in (mappings or {}).items())
+
+
+def tone(status: str | None) -> str:
+    """The colour class of a status badge."""
+    if status in {"SUCCESS", "SUCCEEDED", "ENABLED", "RESOLVED"}:
+        return "ok"
+    if status in {"FAILED", "TRANSFORM_FAILED", "TIMED_OUT", "MISSED", "OPEN", "CANCELLED"}:
+        return "bad"
+    return "wait"
+
+
+@dataclass(frozen=True)
+class FireTime:
+    local: str
+    offset: str
+    offset_changed: bool
+
+
+def fire_times(times: list[str]) -> list[FireTime]:
+    """Previewed fire times in their zone, each with its UTC offset, marking where the offset changes (a DST
+    change between two fires)."""
+    shown: list[FireTime] = []
+    previous: str | None = None
+    for value in times:
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            shown.append(FireTime(value, "", False))
+            continue
+        offset = moment.strftime("%z")
+        offset = f"{offset[:3]}:{offset[3:]}" if offset else "UTC"
+        shown.append(
+            FireTime(
+                moment.strftime("%Y-%m-%d %H:%M:%S"), offset, previous is not None and offset != previous
+            )
+        )
+        previous = offset
+    return shown
+
+
+def cell(value: Any) -> str:
+    """A result cell as text: JSON for lists and objects, empty for null."""
+    if value is None:
+        return ""
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
