@@ -59,7 +59,9 @@ async def sign_in(request: Request) -> Response:
     key_id = poweruser_key_id(key)
     if not answer.ok or key_id is None:
         log.info("console sign-in refused", extra={"status": answer.status})
-        return _form(answer.status if not answer.ok else 401, answer.errors, answer.headers)
+        # The form again with the API's reason; a throttled address keeps the API's 429 and Retry-After.
+        status = 429 if answer.status == 429 else 200
+        return _form(status, answer.errors if not answer.ok else ["Invalid API key"], answer.headers)
     who = answer.body
     principal = Principal(
         company_id=who["companyId"],

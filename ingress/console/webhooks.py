@@ -147,7 +147,7 @@ async def inspect_delivery(request: Request, webhook_id: str, execution_id: str)
                     webhook_id=webhook_id,
                     entry=entry,
                     details=details,
-                    headers=views.header_rows(details.get("requestHeaders")),
+                    header_rows=views.header_rows(details.get("requestHeaders")),
                     errors=[],
                 )
         if page + 1 >= answer.body.get("totalPages", 0):

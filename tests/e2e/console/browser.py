@@ -1,0 +1,55 @@
+"""The OS's Chromium driven by Playwright for Python (no browser download), shared by the console's browser
+tests and ``make screenshots``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@dataclass
+class Watched:
+    """A page and every console error or uncaught exception it showed."""
+
+    page: Any
+    problems: list[str] = field(default_factory=list)
+
+    def clean(self) -> None:
+        assert self.problems == [], self.problems
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def watched_page(browser: Any, width: int = 1280, height: int = 900, zone: str = "Europe/Paris") -> Watched:
+    context = browser.new_context(viewport={"width": width, "height": height}, timezone_id=zone)
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    watched = Watched(page)
+    page.on("console", lambda message: message.type == "error" and watched.problems.append(message.text))
+    page.on("pageerror", lambda error: watched.problems.append(str(error)))
+    return watched
