@@ -3,6 +3,7 @@ tests and ``make screenshots``."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -53,3 +54,11 @@ def watched_page(browser: Any, width: int = 1280, height: int = 900, zone: str =
     page.on("console", lambda message: message.type == "error" and watched.problems.append(message.text))
     page.on("pageerror", lambda error: watched.problems.append(str(error)))
     return watched
+
+
+def shot(page: Any, name: str) -> None:
+    """With ``SVC_CONSOLE_SCREENSHOTS`` set (``make screenshots``), the page as ``<that dir>/<name>.png``."""
+    folder = os.environ.get("SVC_CONSOLE_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.console.browser import watched_page
+from tests.e2e.console.browser import shot, watched_page
 from tests.e2e.console.test_console_webhooks import sign_in
 from tests.e2e.console.world import tool_for
 from tests.fixtures.handler import RecordingHandler
@@ -35,6 +35,7 @@ def test_schedule_preview_across_a_dst_change_then_create(
     offsets = {item.locator(".offset").inner_text() for item in items.all()}
     assert offsets == {"+01:00", "+02:00"}  # ten months always cross a change of Paris's offset
     assert page.locator("ol.preview li.dst").count() >= 1
+    shot(page, "schedule-preview")
     assert all(" 09:00:00" in item.locator(".mono").inner_text() for item in items.all())
     page.get_by_role("button", name="Create schedule").click()
     page.wait_for_url("**/console/schedules")

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.console.browser import watched_page
+from tests.e2e.console.browser import shot, watched_page
 from tests.e2e.console.world import HOSTILE, hostile_webhook, settled, tool_for, trigger
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.stack import Db, Ingress
@@ -45,15 +45,18 @@ def test_deliveries_inspector_replay_and_sign_out(
 
     sign_in(page, ingress.base_url, company.poweruser_key)
     page.wait_for_url("**/console/webhooks")
+    shot(page, "webhooks")
     name = f"orders {HOSTILE}"
     page.get_by_role("link", name=name).click()
     assert page.locator("h1").inner_text() == name
     assert page.locator("img").count() == 0
+    shot(page, "deliveries")
 
     page.get_by_role("link", name=good).click()
     assert page.locator("#delivery-status").inner_text() == "SUCCESS"
     assert HOSTILE.replace('"', '\\"') in page.locator("#delivery-body").inner_text()
-    assert page.locator("time").first.get_attribute("title").endswith("UTC")
+    assert (page.locator("time").first.get_attribute("title") or "").endswith("UTC")
+    shot(page, "inspector")
 
     page.get_by_role("button", name="Replay this delivery").click()
     assert page.locator("h1").inner_text() == "Replayed 1"
@@ -69,10 +72,12 @@ def test_deliveries_inspector_replay_and_sign_out(
     page.get_by_role("link", name=bad).click()
     assert page.locator("#delivery-status").inner_text() == "FAILED"
     assert "503" in page.locator("#delivery-error").inner_text()
+    shot(page, "failed-delivery")
 
     page.goto(f"{ingress.base_url}/console/webhooks/{webhook_id}")
     page.get_by_role("button", name="Count matching deliveries").click()
     assert "3 match this filter" in page.locator("#dry-run-count").inner_text()
+    shot(page, "replay-dry-run")
 
     response = page.goto(f"{ingress.base_url}/console/webhooks")
     assert response is not None
@@ -80,6 +85,7 @@ def test_deliveries_inspector_replay_and_sign_out(
     assert response.headers["x-request-id"]
     page.get_by_role("button", name="Sign out").click()
     page.wait_for_url("**/console/sign-in")
+    shot(page, "sign-in")
     page.goto(f"{ingress.base_url}/console/webhooks")
     assert page.url.endswith("/console/sign-in")
     assert dialogs == []
