@@ -66,7 +66,13 @@ def test_mappings_parse_and_show_again() -> None:
 
 def test_webhook_form_builds_the_config_the_api_takes() -> None:
     form = WebhookForm.model_validate(
-        {"name": " orders ", "resource_type": "TOOL", "resource_id": "t1", "mappings": "o = $.id", "csrf": "x"}
+        {
+            "name": " orders ",
+            "resource_type": "TOOL",
+            "resource_id": "t1",
+            "mappings": "o = $.id",
+            "csrf": "x",
+        }
     )
     assert form.webhook_config() == {
         "name": "orders",
@@ -92,7 +98,10 @@ def test_replay_form_is_a_dry_run_until_confirmed() -> None:
 
 def test_schedule_form_specs() -> None:
     cron = ScheduleForm.model_validate({"pattern": "CRON", "expression": "0 9 * * ? *", "timezone": "UTC"})
-    assert cron.schedule_spec() == {"pattern": "CRON", "cron": {"expression": "0 9 * * ? *", "timezone": "UTC"}}
+    assert cron.schedule_spec() == {
+        "pattern": "CRON",
+        "cron": {"expression": "0 9 * * ? *", "timezone": "UTC"},
+    }
     every = ScheduleForm.model_validate({"pattern": "EVERY", "every_value": "5", "every_unit": "MINUTES"})
     assert every.schedule_spec() == {"pattern": "EVERY", "every": {"value": 5, "unit": "MINUTES"}}
     once = ScheduleForm.model_validate({"pattern": "ONCE", "at": "2027-01-01T09:00:00", "timezone": "UTC"})
@@ -126,8 +135,10 @@ def test_view_helpers() -> None:
 def test_pages_escape_every_value_and_carry_the_security_headers() -> None:
     hostile = '<script>alert(1)</script>"><img src=x onerror=alert(1)>'
     page = pages.render("error.html", csrf="", me=None, nav="", errors=[hostile])
-    html = page.body.decode()
+    html = bytes(page.body).decode()
     assert hostile not in html and "&lt;script&gt;" in html and "&#34;&gt;&lt;img" in html
     policy = page.headers["content-security-policy"]
-    assert "frame-ancestors 'none'" in policy and "script-src 'self'" in policy and "unsafe-inline" not in policy
+    assert (
+        "frame-ancestors 'none'" in policy and "script-src 'self'" in policy and "unsafe-inline" not in policy
+    )
     assert page.headers["x-frame-options"] == "DENY"

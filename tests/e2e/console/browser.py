@@ -51,8 +51,16 @@ def watched_page(browser: Any, width: int = 1280, height: int = 900, zone: str =
     context.set_default_timeout(10_000)
     page = context.new_page()
     watched = Watched(page)
-    page.on("console", lambda message: message.type == "error" and watched.problems.append(message.text))
-    page.on("pageerror", lambda error: watched.problems.append(str(error)))
+
+    def on_console(message: Any) -> None:
+        if message.type == "error":
+            watched.problems.append(message.text)
+
+    def on_error(error: Any) -> None:
+        watched.problems.append(str(error))
+
+    page.on("console", on_console)
+    page.on("pageerror", on_error)
     return watched
 
 

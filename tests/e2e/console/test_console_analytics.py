@@ -22,7 +22,10 @@ def test_query_pages_its_results_and_a_member_without_a_grant_sees_no_table(
 ) -> None:
     world = new_tables_world(ingress, ingress_db)
     table_id = world.create()
-    rows = [{"order_id": n, "region": "EU", "amount": "1.00", "placed_at": "2026-11-01T10:00:00Z"} for n in range(ROWS)]
+    rows = [
+        {"order_id": n, "region": "EU", "amount": "1.00", "placed_at": "2026-11-01T10:00:00Z"}
+        for n in range(ROWS)
+    ]
     appended = world.analytics("append-rows", table_id, {"rows": rows})
     assert appended.status_code == 200, appended.text
     world.wait_rows(table_id, 100)

@@ -38,7 +38,12 @@ def test_deliveries_inspector_replay_and_sign_out(
     watched = watched_page(browser)
     page = watched.page
     dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+
+    def on_dialog(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
 
     sign_in(page, ingress.base_url, "pwrusr:nope:wrong")
     assert page.get_by_role("alert").inner_text().strip() == "Invalid API key"

@@ -32,18 +32,30 @@ def tool_for(db: Db, company_id: str, user_id: str, handler: RecordingHandler) -
 def hostile_webhook(client: httpx.Client, poweruser_key: str, tool_id: str) -> tuple[str, str]:
     config: dict[str, Any] = {
         "name": f"orders {HOSTILE}",
-        "payloadTransformConfig": {"transformType": "JSONPATH", "jsonPathMappings": {"orderId": "$.order.id"}},
-        "resourceExecutionConfig": {"resourceType": "TOOL", "resourceId": tool_id, "variables": {"o": "@@{orderId}"}},
+        "payloadTransformConfig": {
+            "transformType": "JSONPATH",
+            "jsonPathMappings": {"orderId": "$.order.id"},
+        },
+        "resourceExecutionConfig": {
+            "resourceType": "TOOL",
+            "resourceId": tool_id,
+            "variables": {"o": "@@{orderId}"},
+        },
         "executionSettings": {"timeoutSeconds": 5, "maxRetries": 0, "retryDelaySeconds": 1},
     }
-    answer = client.post(f"{WEBHOOKS}/create", headers={"Authorization": poweruser_key}, json={"webhookConfig": config})
+    answer = client.post(
+        f"{WEBHOOKS}/create", headers={"Authorization": poweruser_key}, json={"webhookConfig": config}
+    )
     assert answer.status_code == 200, answer.text
     return answer.json()["webhook"]["id"], answer.json()["apiKey"]
 
 
 def trigger(client: httpx.Client, webhook_id: str, key: str, body: dict[str, Any]) -> str:
     answer = client.post(
-        "/clients/custom-webhooks", params={"resourceId": webhook_id}, headers={"Authorization": key}, json=body
+        "/clients/custom-webhooks",
+        params={"resourceId": webhook_id},
+        headers={"Authorization": key},
+        json=body,
     )
     assert answer.status_code == 202, answer.text
     return str(answer.json()["executionId"])
