@@ -21,6 +21,8 @@ from schemas.enums import KeyKind
 WEBHOOKS = "/svc_poweruser/custom-webhooks"
 SCHEDULES = "/clients/scheduled-events"
 ANALYTICS = "/clients/svcdb/analytics"
+ALERTS = "/svc_poweruser/alerts"
+DESTINATIONS = "/svc_poweruser/destinations"
 TIMEOUT_SECONDS = 60.0
 
 

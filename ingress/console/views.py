@@ -50,7 +50,7 @@ def mappings_text(mappings: dict[str, str] | None) -> str:
 
 def tone(status: str | None) -> str:
     """The colour class of a status badge."""
-    if status in {"SUCCESS", "SUCCEEDED", "ENABLED", "RESOLVED"}:
+    if status in {"SUCCESS", "SUCCEEDED", "ENABLED", "RESOLVED", "CLOSED"}:
         return "ok"
     if status in {"FAILED", "TRANSFORM_FAILED", "TIMED_OUT", "MISSED", "OPEN", "CANCELLED"}:
         return "bad"

@@ -1,4 +1,5 @@
-"""Webhooks and their deliveries: list, create (the key shown once), enable or disable, the delivery history
+"""Webhooks and their deliveries: list, create (the key shown once), edit (name, handler, mappings, content
+filter, provider signature), rotate the key (the new one shown once), enable or disable, the delivery history
 with its inspector, replay one delivery or a filter (counted by a dry run before it is confirmed)."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from starlette.responses import Response
 from ingress.console import pages, views
 from ingress.console.api import WEBHOOKS
 from ingress.console.context import SIGN_IN, Console, changing, signed_in
-from schemas.console import DeliveryFilter, ReplayForm, WebhookForm
+from schemas.console import PROVIDERS, DeliveryFilter, ReplayForm, WebhookEditForm, WebhookForm
 
 router = APIRouter(prefix="/console/webhooks", include_in_schema=False)
 PAGE_SIZE = 25
@@ -169,3 +170,72 @@ async def replay(request: Request, webhook_id: str) -> Response:
     if not answer.ok:
         return await _detail(console, webhook_id, DeliveryFilter(), answer.status, errors=answer.errors)
     return console.page("replayed.html", webhook_id=webhook_id, form=form, answer=answer.body, errors=[])
+
+
+async def _edit_page(
+    console: Console, webhook: dict[str, Any], fields: dict[str, str], status: int = 200, **context: Any
+) -> Response:
+    context.setdefault("errors", [])
+    verification = webhook["webhookConfig"].get("verificationConfig") or {}
+    return console.page(
+        "webhook_edit.html",
+        status=status,
+        webhook=webhook,
+        form={**WebhookEditForm.shown(webhook["webhookConfig"]), **fields, "secret": ""},
+        providers=PROVIDERS,
+        secret_hint=verification.get("secretHint"),
+        **context,
+    )
+
+
+@router.get("/{webhook_id}/edit")
+async def edit_form(request: Request, webhook_id: str) -> Response:
+    console = await signed_in(request)
+    if console is None:
+        return pages.redirect(SIGN_IN)
+    got = await console.api(f"{WEBHOOKS}/get", {"webhookId": webhook_id})
+    if not got.ok:
+        return console.page("error.html", status=got.status, errors=got.errors)
+    return await _edit_page(console, got.body["webhook"], {})
+
+
+@router.post("/{webhook_id}/edit")
+async def edit(request: Request, webhook_id: str) -> Response:
+    """The configuration ``/get`` answers with the form's parts put in, sent to ``/update``; the enabled
+    state is kept."""
+    checked = await changing(request)
+    if isinstance(checked, Response):
+        return checked
+    console, fields = checked
+    got = await console.api(f"{WEBHOOKS}/get", {"webhookId": webhook_id})
+    if not got.ok:
+        return console.page("error.html", status=got.status, errors=got.errors)
+    webhook = got.body["webhook"]
+    try:
+        config = WebhookEditForm.model_validate(fields).edited(webhook["webhookConfig"])
+    except (ValidationError, ValueError) as exc:
+        errors = _errors_of(exc) if isinstance(exc, ValidationError) else [str(exc)]
+        return await _edit_page(console, webhook, fields, 400, errors=errors)
+    answer = await console.api(
+        f"{WEBHOOKS}/update",
+        {"webhookId": webhook_id, "webhookConfig": config, "isEnabled": webhook.get("isEnabled", True)},
+    )
+    if not answer.ok:
+        return await _edit_page(console, webhook, fields, answer.status, errors=answer.errors)
+    return pages.redirect(f"/console/webhooks/{quote(webhook_id)}")
+
+
+@router.post("/{webhook_id}/rotate-key")
+async def rotate_key(request: Request, webhook_id: str) -> Response:
+    """A new trigger key, shown this once; the old one stops working at once."""
+    checked = await changing(request)
+    if isinstance(checked, Response):
+        return checked
+    console, _fields = checked
+    answer = await console.api(f"{WEBHOOKS}/refresh-api-key", {"webhookId": webhook_id})
+    if not answer.ok:
+        return await _detail(console, webhook_id, DeliveryFilter(), answer.status, errors=answer.errors)
+    got = await console.api(f"{WEBHOOKS}/get", {"webhookId": webhook_id})
+    if not got.ok:
+        return console.page("error.html", status=got.status, errors=got.errors)
+    return console.page("webhook_created.html", webhook=got.body["webhook"], api_key=answer.body["apiKey"], rotated=True)

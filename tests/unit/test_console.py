@@ -3,11 +3,24 @@ and the rendering's escaping and headers."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from pydantic import ValidationError
 
 from ingress.console import pages, sessions, views
-from schemas.console import ReplayForm, ScheduleForm, WebhookForm, parse_mappings
+from schemas.console import (
+    AlertFilter,
+    PauseForm,
+    ReplayForm,
+    RunsFilter,
+    ScheduleForm,
+    WebhookEditForm,
+    WebhookForm,
+    parse_filter,
+    parse_mappings,
+    zoned_instant,
+)
 
 pytestmark = pytest.mark.unit
 SECRET = "a-test-secret-key-of-some-length"
@@ -142,3 +155,73 @@ def test_pages_escape_every_value_and_carry_the_security_headers() -> None:
         "frame-ancestors 'none'" in policy and "script-src 'self'" in policy and "unsafe-inline" not in policy
     )
     assert page.headers["x-frame-options"] == "DENY"
+
+
+def test_a_pause_is_a_wall_clock_time_in_the_zone_the_form_names() -> None:
+    winter = zoned_instant("2030-01-15T08:00", "Europe/Paris")
+    assert winter.astimezone(UTC) == datetime(2030, 1, 15, 7, 0, tzinfo=UTC)
+    summer = zoned_instant("2030-07-15T08:00", "Europe/Paris")
+    assert summer.astimezone(UTC) == datetime(2030, 7, 15, 6, 0, tzinfo=UTC)
+    assert zoned_instant("2030-01-15T08:00+05:00", "Europe/Paris").utcoffset() is not None
+    assert zoned_instant("2030-01-15T08:00", "").astimezone(UTC).hour == 8
+    with pytest.raises(ValueError, match="unknown time zone"):
+        zoned_instant("2030-01-15T08:00", "Mars/Olympus")
+    with pytest.raises(ValueError, match="2027-03-28T09:00"):
+        zoned_instant("next tuesday", "UTC")
+    assert PauseForm(until="", timezone="UTC").request_body("e1") == {"scheduledEventId": "e1"}
+    assert PauseForm(until="2030-01-15T08:00", timezone="Europe/Paris").request_body("e1") == {
+        "scheduledEventId": "e1",
+        "until": "2030-01-15T08:00:00+01:00",
+    }
+
+
+def test_alert_and_run_filters_take_blank_as_any() -> None:
+    assert AlertFilter.model_validate({"state": "", "cursor": ""}) == AlertFilter()
+    assert AlertFilter.model_validate({"state": "OPEN"}).state == "OPEN"
+    assert "ACKNOWLEDGED" in AlertFilter.STATES
+    with pytest.raises(ValidationError):
+        AlertFilter.model_validate({"state": "SNOOZED"})
+    assert RunsFilter.model_validate({"status": "", "page": "2"}) == RunsFilter(page=2)
+    with pytest.raises(ValidationError):
+        RunsFilter.model_validate({"page": "-1"})
+    assert views.tone("CLOSED") == "ok" and views.tone("OPEN") == "bad" and views.tone("HALF_OPEN") == "wait"
+
+
+def test_webhook_edit_puts_the_form_into_the_configuration_get_answered() -> None:
+    current = {
+        "name": "orders",
+        "payloadTransformConfig": {"transformType": "JSONPATH", "jsonPathMappings": {"a": "$.a"}},
+        "resourceExecutionConfig": {"resourceType": "TOOL", "resourceId": "t1", "variables": {"o": "@@{a}"}},
+        "executionSettings": {"timeoutSeconds": 5},
+        "verificationConfig": {"provider": "GITHUB", "secretHint": "ab…", "headerName": None},
+    }
+    shown = WebhookEditForm.shown(current)
+    assert shown["mappings"] == "a = $.a" and shown["provider"] == "GITHUB" and shown["secret"] == ""
+    kept = WebhookEditForm.model_validate(shown).edited(current)
+    assert kept["verificationConfig"] == {"provider": "GITHUB"}  # no secret: the API keeps the stored one
+    assert kept["resourceExecutionConfig"]["variables"] == {"o": "@@{a}"}
+    assert kept["executionSettings"] == {"timeoutSeconds": 5} and "filterConfig" not in kept
+    changed = WebhookEditForm.model_validate(
+        {
+            **shown,
+            "name": "paid orders",
+            "resource_id": "t2",
+            "mappings": "b = $.b",
+            "content_filter": '{"body": {"type": "paid"}}',
+            "provider": "HMAC_SHA256",
+            "secret": "s3cret",
+            "header_name": "X-Sig",
+        }
+    ).edited(current)
+    assert changed["name"] == "paid orders"
+    assert changed["resourceExecutionConfig"] == {"resourceType": "TOOL", "resourceId": "t2"}
+    assert changed["payloadTransformConfig"]["jsonPathMappings"] == {"b": "$.b"}
+    assert changed["filterConfig"] == {"body": {"type": "paid"}}
+    assert changed["verificationConfig"] == {"provider": "HMAC_SHA256", "secret": "s3cret", "headerName": "X-Sig"}
+    off = WebhookEditForm.model_validate({**shown, "provider": "", "resource_id": ""}).edited(current)
+    assert "verificationConfig" not in off and "resourceExecutionConfig" not in off
+    with pytest.raises(ValueError, match="content filter: not JSON"):
+        WebhookEditForm.model_validate({**shown, "content_filter": "{nope"}).edited(current)
+    with pytest.raises(ValueError, match="JSON object"):
+        parse_filter("[1]")
+    assert parse_filter("  ") is None
