@@ -21,7 +21,7 @@ from ingress.ratelimit import RateLimiter, RowQuota
 from ingress.scheduled import backfill, controls, preview
 from ingress.scheduled import events as scheduled_events
 from ingress.shared_counts import SharedCounts
-from ingress.webhooks import destinations, manage, replay
+from ingress.webhooks import destinations, manage, replay, stats
 from ingress.webhooks import trigger as webhook_trigger
 from ingress.webhooks.trigger_clients import TriggerClients
 from ingress.webhooks.trigger_fast_path import TriggerFastPath
@@ -146,6 +146,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(manage.router)
     app.include_router(replay.router)
     app.include_router(destinations.router)
+    app.include_router(stats.router)
     app.include_router(webhook_trigger.router)
     app.include_router(table_admin.router)
     app.include_router(table_maintenance.router)

@@ -189,10 +189,10 @@ def parse_filter(text: str) -> dict[str, Any] | None:
         return None
     try:
         parsed = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise ValueError(f"content filter: not JSON ({exc.msg} at line {exc.lineno})") from None
     if not isinstance(parsed, dict):
-        raise ValueError("content filter: write a JSON object, such as {\"body\": {\"type\": \"paid\"}}")
+        raise ValueError('content filter: write a JSON object, such as {"body": {"type": "paid"}}')
     return parsed
 
 
@@ -237,7 +237,10 @@ class WebhookEditForm(_Form):
         mappings = parse_mappings(self.mappings)
         transform = dict(config.get("payloadTransformConfig") or {})
         if transform.get("transformType", "JSONPATH") == "JSONPATH":
-            config["payloadTransformConfig"] = {"transformType": "JSONPATH", "jsonPathMappings": mappings or None}
+            config["payloadTransformConfig"] = {
+                "transformType": "JSONPATH",
+                "jsonPathMappings": mappings or None,
+            }
         handler = dict(config.get("resourceExecutionConfig") or {})
         if self.resource_id:
             same = handler.get("resourceId") == self.resource_id

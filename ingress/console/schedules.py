@@ -111,7 +111,9 @@ async def event_detail(request: Request, event_id: str) -> Response:
     try:
         chosen = RunsFilter.model_validate(dict(request.query_params))
     except ValidationError as exc:
-        return await _event_page(console, event_id, RunsFilter(), 400, errors=[e["msg"] for e in exc.errors()])
+        return await _event_page(
+            console, event_id, RunsFilter(), 400, errors=[e["msg"] for e in exc.errors()]
+        )
     return await _event_page(console, event_id, chosen)
 
 

@@ -95,3 +95,81 @@ def cell(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+CHART_WIDTH, CHART_HEIGHT, CHART_LEFT, CHART_BOTTOM = 720, 160, 44, 18
+STATUS_ORDER = ("SUCCESS", "FAILED", "TRANSFORM_FAILED", "FILTERED", "PROCESSING", "QUEUED")
+
+
+@dataclass(frozen=True)
+class Bar:
+    x: float
+    y: float
+    width: float
+    height: float
+    status: str
+    title: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    """An inline SVG chart's geometry, made on the server: the template draws it (no script)."""
+
+    width: int
+    height: int
+    left: int
+    plot_height: int
+    top_label: str
+    bars: list[Bar]
+    lines: dict[str, str]  # series name → polyline points
+    statuses: list[str]
+
+
+def _ordered(statuses: set[str]) -> list[str]:
+    known = [status for status in STATUS_ORDER if status in statuses]
+    return known + sorted(statuses - set(STATUS_ORDER))
+
+
+def status_chart(buckets: list[dict[str, Any]]) -> Chart:
+    """Stacked bars, one per bucket, of the attempts by status."""
+    plot = CHART_HEIGHT - CHART_BOTTOM
+    slot = (CHART_WIDTH - CHART_LEFT) / max(1, len(buckets))
+    peak = max([sum(b["counts"].values()) for b in buckets] + [1])
+    statuses = _ordered({status for b in buckets for status in b["counts"]})
+    bars: list[Bar] = []
+    for index, bucket in enumerate(buckets):
+        bottom = float(plot)
+        for status in statuses:
+            count = bucket["counts"].get(status, 0)
+            if not count:
+                continue
+            height = plot * count / peak
+            bottom -= height
+            x = CHART_LEFT + index * slot
+            bars.append(
+                Bar(
+                    round(x + 0.5, 1),
+                    round(bottom, 1),
+                    round(max(slot - 1, 0.5), 1),
+                    round(height, 1),
+                    status,
+                    f"{bucket['start']}: {count} {status}",
+                )
+            )
+    return Chart(CHART_WIDTH, CHART_HEIGHT, CHART_LEFT, plot, str(peak), bars, {}, statuses)
+
+
+def latency_chart(buckets: list[dict[str, Any]]) -> Chart:
+    """The p50 and p99 of each bucket that has durations, as two lines (ms)."""
+    plot = CHART_HEIGHT - CHART_BOTTOM
+    slot = (CHART_WIDTH - CHART_LEFT) / max(1, len(buckets))
+    peak = max([b.get("p99Ms") or 0 for b in buckets] + [b.get("p50Ms") or 0 for b in buckets] + [1])
+    lines: dict[str, str] = {}
+    for series, key in (("p50", "p50Ms"), ("p99", "p99Ms")):
+        points = [
+            f"{round(CHART_LEFT + (index + 0.5) * slot, 1)},{round(plot - plot * bucket[key] / peak, 1)}"
+            for index, bucket in enumerate(buckets)
+            if bucket.get(key) is not None
+        ]
+        lines[series] = " ".join(points)
+    return Chart(CHART_WIDTH, CHART_HEIGHT, CHART_LEFT, plot, f"{peak} ms", [], lines, [])

@@ -21,6 +21,7 @@ router = APIRouter(prefix="/console/webhooks", include_in_schema=False)
 PAGE_SIZE = 25
 INSPECT_PAGES = 20
 INSPECT_PAGE_SIZE = 100
+STATS_WINDOWS = ("HOUR", "DAY")
 
 
 def _errors_of(exc: ValidationError) -> list[str]:
@@ -238,4 +239,38 @@ async def rotate_key(request: Request, webhook_id: str) -> Response:
     got = await console.api(f"{WEBHOOKS}/get", {"webhookId": webhook_id})
     if not got.ok:
         return console.page("error.html", status=got.status, errors=got.errors)
-    return console.page("webhook_created.html", webhook=got.body["webhook"], api_key=answer.body["apiKey"], rotated=True)
+    return console.page(
+        "webhook_created.html", webhook=got.body["webhook"], api_key=answer.body["apiKey"], rotated=True
+    )
+
+
+@router.get("/{webhook_id}/charts")
+async def charts(request: Request, webhook_id: str) -> Response:
+    """Attempts per bucket by status and the handler's p50/p99, over the last hour or day, drawn as inline SVG
+    on the server from ``/get-delivery-stats``."""
+    console = await signed_in(request)
+    if console is None:
+        return pages.redirect(SIGN_IN)
+    window = request.query_params.get("window", "HOUR")
+    if window not in STATS_WINDOWS:
+        window = "HOUR"
+    got = await console.api(f"{WEBHOOKS}/get", {"webhookId": webhook_id})
+    if not got.ok:
+        return console.page("error.html", status=got.status, errors=got.errors)
+    stats = await console.api(f"{WEBHOOKS}/get-delivery-stats", {"webhookId": webhook_id, "window": window})
+    buckets = stats.body.get("buckets", [])
+    totals: dict[str, int] = {}
+    for bucket in buckets:
+        for status, count in bucket["counts"].items():
+            totals[status] = totals.get(status, 0) + count
+    return console.page(
+        "charts.html",
+        webhook=got.body["webhook"],
+        window=window,
+        windows=STATS_WINDOWS,
+        stats=stats.body,
+        totals=totals,
+        status_chart=views.status_chart(buckets),
+        latency_chart=views.latency_chart(buckets),
+        errors=stats.errors,
+    )

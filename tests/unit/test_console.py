@@ -217,7 +217,11 @@ def test_webhook_edit_puts_the_form_into_the_configuration_get_answered() -> Non
     assert changed["resourceExecutionConfig"] == {"resourceType": "TOOL", "resourceId": "t2"}
     assert changed["payloadTransformConfig"]["jsonPathMappings"] == {"b": "$.b"}
     assert changed["filterConfig"] == {"body": {"type": "paid"}}
-    assert changed["verificationConfig"] == {"provider": "HMAC_SHA256", "secret": "s3cret", "headerName": "X-Sig"}
+    assert changed["verificationConfig"] == {
+        "provider": "HMAC_SHA256",
+        "secret": "s3cret",
+        "headerName": "X-Sig",
+    }
     off = WebhookEditForm.model_validate({**shown, "provider": "", "resource_id": ""}).edited(current)
     assert "verificationConfig" not in off and "resourceExecutionConfig" not in off
     with pytest.raises(ValueError, match="content filter: not JSON"):

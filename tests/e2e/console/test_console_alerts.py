@@ -1,6 +1,6 @@
 """Alerts and destinations in the console: refused deliveries open an alert (the leader's round run at a
 moment the test chooses), seen with the destination behind it, acknowledged from the list and resolved from
-its own page."""
+its own page; the same deliveries in the webhook's charts over the last hour and day."""
 
 from __future__ import annotations
 
@@ -35,7 +35,12 @@ def test_an_alert_is_acknowledged_then_resolved_beside_its_destination(
         headers={"Authorization": company.poweruser_key},
         json={
             "name": "orders refused",
-            "condition": {"type": "WEBHOOK_FAILURES", "webhookId": webhook_id, "count": 2, "withinMinutes": 5},
+            "condition": {
+                "type": "WEBHOOK_FAILURES",
+                "webhookId": webhook_id,
+                "count": 2,
+                "withinMinutes": 5,
+            },
         },
     )
     assert rule.status_code == 200, rule.text
@@ -79,6 +84,17 @@ def test_an_alert_is_acknowledged_then_resolved_beside_its_destination(
 
     items.get_by_role("link", name=failed[0]).click()
     assert page.locator("#delivery-status").inner_text() == "FAILED"
+
+    page.goto(f"{ingress.base_url}/console/webhooks/{webhook_id}")
+    page.get_by_role("link", name="Charts").click()
+    assert page.locator("#stats-summary").inner_text().startswith("2 attempts")
+    assert page.locator("svg.chart rect.s-FAILED").count() >= 1
+    assert page.locator("table.totals").get_by_role("row", name="FAILED 2").is_visible()
+    assert page.locator("svg.chart polyline").count() >= 1
+    shot(page, "charts")
+    page.get_by_role("link", name="Last day").click()
+    assert page.locator("#stats-summary").inner_text().startswith("2 attempts")
+    assert "30 min a bar" in page.locator("#stats-summary").inner_text()
     page.goto(f"{ingress.base_url}/console/alerts?state=OPEN")
     assert page.locator("table.alerts tbody").inner_text().strip() == "No alerts."
     watched.clean()

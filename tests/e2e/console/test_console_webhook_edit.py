@@ -59,7 +59,9 @@ def test_rotate_the_key_then_edit_the_filter_and_the_signature(
     page.get_by_role("button", name="Save").click()
     page.wait_for_url(f"**/console/webhooks/{webhook_id}")
     assert page.locator("h1").inner_text() == "paid orders"
-    assert json.loads(page.locator("#webhook-filter").inner_text()) == {"body": {"order": {"total": {"$gte": 10}}}}
+    assert json.loads(page.locator("#webhook-filter").inner_text()) == {
+        "body": {"order": {"total": {"$gte": 10}}}
+    }
     signature = page.locator("#webhook-signature").inner_text()
     assert signature.startswith("HMAC_SHA256") and SECRET not in signature
     assert SECRET not in page.content()
