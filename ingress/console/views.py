@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -123,6 +123,7 @@ class Chart:
     bars: list[Bar]
     lines: dict[str, str]  # series name → polyline points
     statuses: list[str]
+    dots: list[tuple[str, float, float, str]] = field(default_factory=list)  # series, x, y, title
 
 
 def _ordered(statuses: set[str]) -> list[str]:
@@ -165,11 +166,13 @@ def latency_chart(buckets: list[dict[str, Any]]) -> Chart:
     slot = (CHART_WIDTH - CHART_LEFT) / max(1, len(buckets))
     peak = max([b.get("p99Ms") or 0 for b in buckets] + [b.get("p50Ms") or 0 for b in buckets] + [1])
     lines: dict[str, str] = {}
+    dots: list[tuple[str, float, float, str]] = []
     for series, key in (("p50", "p50Ms"), ("p99", "p99Ms")):
         points = [
-            f"{round(CHART_LEFT + (index + 0.5) * slot, 1)},{round(plot - plot * bucket[key] / peak, 1)}"
+            (round(CHART_LEFT + (index + 0.5) * slot, 1), round(plot - plot * bucket[key] / peak, 1), bucket)
             for index, bucket in enumerate(buckets)
             if bucket.get(key) is not None
         ]
-        lines[series] = " ".join(points)
-    return Chart(CHART_WIDTH, CHART_HEIGHT, CHART_LEFT, plot, f"{peak} ms", [], lines, [])
+        lines[series] = " ".join(f"{x},{y}" for x, y, _ in points)
+        dots.extend((series, x, y, f"{b['start']}: {series} {b[key]} ms") for x, y, b in points)
+    return Chart(CHART_WIDTH, CHART_HEIGHT, CHART_LEFT, plot, f"{peak} ms", [], lines, [], dots)

@@ -55,5 +55,9 @@ def test_charts_stack_the_statuses_and_draw_the_percentiles() -> None:
     latency = views.latency_chart(rows)
     assert latency.top_label == "40 ms"
     assert len(latency.lines["p50"].split()) == 2 and latency.lines["p99"].split()[0].endswith(",0.0")
+    assert [(series, title) for series, _x, _y, title in latency.dots][:2] == [
+        ("p50", "a: p50 10 ms"),
+        ("p50", "c: p50 20 ms"),
+    ]
     empty = views.status_chart([])
     assert empty.bars == [] and empty.top_label == "1"

@@ -90,7 +90,7 @@ def test_an_alert_is_acknowledged_then_resolved_beside_its_destination(
     assert page.locator("#stats-summary").inner_text().startswith("2 attempts")
     assert page.locator("svg.chart rect.s-FAILED").count() >= 1
     assert page.locator("table.totals").get_by_role("row", name="FAILED 2").is_visible()
-    assert page.locator("svg.chart polyline").count() >= 1
+    assert page.locator("svg.chart circle.dot-p99").count() >= 1
     shot(page, "charts")
     page.get_by_role("link", name="Last day").click()
     assert page.locator("#stats-summary").inner_text().startswith("2 attempts")
