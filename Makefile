@@ -66,6 +66,9 @@ lint: install-dev ## ruff, mypy and the import contracts of docs/architecture.md
 	$(BIN)/mypy .
 	$(BIN)/lint-imports
 
+screenshots: install-dev ## the console's pages as PNGs in docs/console/, in the OS's Chromium (docs/console.md)
+	SVC_CONSOLE_SCREENSHOTS=docs/console $(BIN)/pytest -m browser tests/e2e/console $(PYTEST_ARGS)
+
 bench: install-dev ## run the benchmarks in bench/ (not part of the tests)
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
@@ -74,4 +77,4 @@ ci: lint test ## what CI runs (.ci/run)
 clean: ## remove the virtualenv, caches and the local data dir
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .svc
 
-.PHONY: help install install-dev run test test-unit test-integration test-cpu coverage openapi lint bench ci clean
+.PHONY: help install install-dev run test test-unit test-integration test-cpu coverage openapi lint screenshots bench ci clean

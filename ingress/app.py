@@ -14,13 +14,14 @@ from ingress import alert_rules, alerts, errors, health, identity, retention
 from ingress.analytics import calls, intake, job_results, jobs, loads, table_admin, table_maintenance
 from ingress.analytics.inline_queries import InlineQueries
 from ingress.auth_throttle import AuthThrottle
+from ingress.console import routes as console
 from ingress.metrics_listener import MetricsListener
 from ingress.middleware import AccessLog, EdgeMiddleware, HttpMetrics
 from ingress.ratelimit import RateLimiter, RowQuota
 from ingress.scheduled import backfill, controls, preview
 from ingress.scheduled import events as scheduled_events
 from ingress.shared_counts import SharedCounts
-from ingress.webhooks import destinations, manage, replay
+from ingress.webhooks import destinations, manage, replay, stats
 from ingress.webhooks import trigger as webhook_trigger
 from ingress.webhooks.destination_metrics import DestinationGauges
 from ingress.webhooks.trigger_clients import TriggerClients
@@ -149,6 +150,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(manage.router)
     app.include_router(replay.router)
     app.include_router(destinations.router)
+    app.include_router(stats.router)
     app.include_router(webhook_trigger.router)
     app.include_router(table_admin.router)
     app.include_router(table_maintenance.router)
@@ -161,6 +163,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(controls.router)
     app.include_router(backfill.router)
     app.include_router(intake.router)
+    if settings.console:
+        console.install(app)
     app.add_middleware(TriggerFastPath, clients=lambda: app.state.trigger_clients)
     app.add_middleware(errors.DatabaseOutage)  # around the fast path, which FastAPI's handlers never see
     app.add_middleware(

@@ -18,6 +18,7 @@ from ingress.auth_throttle import FLUSH_WAIT_SECONDS, LOCKED_OUT, AuthThrottle, 
 from ingress.errors import ApiError
 from ingress.ratelimit import RateLimiter, RowQuota
 from schemas.admin import Principal
+from schemas.enums import KeyKind
 from schemas.settings import Settings
 from sinks.db import tenancy
 from sinks.db.group_commit import GroupCommitter
@@ -30,6 +31,10 @@ Sessions = sessionmaker[Session]
 """The session factory's type, for the helpers a route hands it to."""
 
 MISSING_KEY = "Missing API key: send it as-is in the Authorization header"
+IN_PROCESS_CALLERS = "svc.in_process_callers"
+"""The ASGI scope key under which an in-process call (the console's, ingress/console/api.py) names who it
+acts as, by key kind: a ``dict[str, Principal]`` already verified by its caller. Only code in this process
+can set a scope key, so no HTTP request can claim it."""
 INVALID_KEY = "Invalid API key"
 
 # The getters are coroutines so that FastAPI calls them on the event loop rather than sending each to a
@@ -138,12 +143,25 @@ def _rate_limited(request: Request, limiter: RateLimiter, principal: Principal) 
     return principal
 
 
+def _in_process(request: Request, kind: KeyKind) -> Principal | None:
+    callers: dict[str, Principal] | None = request.scope.get(IN_PROCESS_CALLERS)
+    if callers is None:
+        return None
+    principal = callers.get(kind.value)
+    if principal is None:  # the console's user has no enabled key of this kind
+        raise ApiError(401, INVALID_KEY)
+    return principal
+
+
 def _authenticator(
-    lookup: Callable[[Session, str], Principal | None], key_id_of: Callable[[str], str | None]
+    lookup: Callable[[Session, str], Principal | None], key_id_of: Callable[[str], str | None], kind: KeyKind
 ) -> Callable[..., Principal]:
     def authenticate(
         request: Request, sessions: SessionsDep, throttle: AuthThrottleDep, limiter: LimiterDep
     ) -> Principal:
+        acting = _in_process(request, kind)
+        if acting is not None:
+            return _rate_limited(request, limiter, acting)
         key = presented_key(request)
         address, key_id = peer_address(request), key_id_of(key)
         # While locked out the key is not even checked: a right key gets the same 429 as a wrong one.
@@ -169,8 +187,8 @@ def _no_key_id(_key: str) -> None:
     return None
 
 
-client_principal = _authenticator(tenancy.authenticate_client_key, _no_key_id)
-poweruser_principal = _authenticator(tenancy.authenticate_poweruser_key, poweruser_key_id)
+client_principal = _authenticator(tenancy.authenticate_client_key, _no_key_id, KeyKind.CLIENT)
+poweruser_principal = _authenticator(tenancy.authenticate_poweruser_key, poweruser_key_id, KeyKind.POWERUSER)
 
 ClientCaller = Annotated[Principal, Depends(client_principal)]
 PoweruserCaller = Annotated[Principal, Depends(poweruser_principal)]

@@ -174,6 +174,9 @@ class Settings(BaseSettings):
     # Shared rate limits and failed-authentication lockouts (ingress/shared_counts.py, auth_throttle.py).
     rate_limit_flush_ms: int = Field(200, ge=10, le=5000)
     rate_limit_local_share: float = Field(0.02, gt=0, le=1)
+    # The browser console at /console (ingress/console/, docs/console.md) and how long a sign-in lasts.
+    console: bool = True
+    console_session_seconds: int = Field(8 * 3600, ge=60, le=30 * 86_400)
     auth_failures_per_minute: int = Field(20, ge=1)
     # Unset: auth_failures_per_minute. Higher where many callers share an address (NAT, a sender service).
     auth_failures_per_address_per_minute: int | None = Field(None, ge=1)

@@ -147,3 +147,10 @@ EXECUTION_HISTORY: JsonDict = {
         {"webhookId": WEBHOOK_ID, "page": 2, "size": 20},
     ]
 }
+
+DELIVERY_STATS: JsonDict = {
+    "examples": [
+        {"webhookId": WEBHOOK_ID, "window": "HOUR"},
+        {"webhookId": WEBHOOK_ID, "window": "DAY"},
+    ]
+}

@@ -121,3 +121,25 @@ def primary_admin(session: Session, company_id: str) -> User:
     if user is None:
         raise NotFound(f"company {company_id} has no primary admin")
     return user
+
+
+def principal_of_key(session: Session, key_id: str, kind: KeyKind) -> Principal | None:
+    """Who an already verified key acts as now: None once the key is disabled or gone (a console session
+    re-checks its sign-in key this way on every request)."""
+    return _principal_for(session, session.get(ApiKey, key_id), kind)
+
+
+def client_principal_of(session: Session, company_id: str, user_id: str) -> Principal | None:
+    """The user as their oldest enabled client key authenticates them, or None when they have none."""
+    key = session.scalar(
+        select(ApiKey)
+        .where(
+            ApiKey.company_id == company_id,
+            ApiKey.user_id == user_id,
+            ApiKey.kind == KeyKind.CLIENT.value,
+            ApiKey.enabled.is_(True),
+        )
+        .order_by(ApiKey.created_at, ApiKey.id)
+        .limit(1)
+    )
+    return _principal_for(session, key, KeyKind.CLIENT)

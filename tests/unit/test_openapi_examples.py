@@ -30,6 +30,7 @@ from ingress.analytics.jobs import _cursor
 from ingress.analytics.table_specs import table_definition
 from schemas import alerts, identity
 from schemas.column_types import SYSTEM_COLUMNS, ColumnDef, parse_column_type
+from schemas.delivery_stats import DeliveryStatsRequest
 from schemas.examples import ids
 from schemas.intake import AbortRequest, CompleteRequest, InitiateRequest, PartUrlsRequest
 from schemas.jobs import (
@@ -114,6 +115,7 @@ OTHER_OPERATIONS: dict[str, type[BaseModel]] = {
     "/svc_poweruser/retention/get": identity.EmptyRequest,
     "/svc_poweruser/retention/update": RetentionUpdate,
     "/svc_poweruser/destinations/get-all": identity.EmptyRequest,
+    f"{WEBHOOKS}/get-delivery-stats": DeliveryStatsRequest,
     f"{WEBHOOKS}/get": WebhookIdRequest,
     f"{WEBHOOKS}/delete": WebhookIdRequest,
     f"{WEBHOOKS}/refresh-api-key": WebhookIdRequest,

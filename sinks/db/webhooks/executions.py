@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Table, func, select
@@ -10,6 +11,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from core.webhooks.bodies import StoredBody, stored_body
+from core.webhooks.stats import Attempt
 from schemas.webhooks import ExecutionStatus
 from sinks import credentials
 from sinks.db.deferred import at_commit, gathered
@@ -171,3 +173,21 @@ def history_page(
         for row in rows
     }
     return [by_id[entry_id] for entry_id in ids if entry_id in by_id]
+
+
+def attempts_since(
+    session: Session, company_id: str, webhook_id: str, since: datetime, limit: int
+) -> list[Attempt]:
+    """The webhook's attempts queued from ``since``, newest first, at most ``limit``: a range of the history
+    index (company, webhook, queued_at), each row read for its status and duration."""
+    rows = session.execute(
+        select(WebhookExecution.queued_at, WebhookExecution.status, WebhookExecution.duration_ms)
+        .where(
+            WebhookExecution.company_id == company_id,
+            WebhookExecution.webhook_id == webhook_id,
+            WebhookExecution.queued_at >= since,
+        )
+        .order_by(WebhookExecution.queued_at.desc(), WebhookExecution.id.desc())
+        .limit(limit)
+    )
+    return [Attempt(queued_at, status, duration_ms) for queued_at, status, duration_ms in rows]

@@ -1,0 +1,268 @@
+"""The console's forms (ingress/console/), validated before anything is sent to the API. Each turns into the
+body of the API call it stands for; the API validates that body again as its own."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from typing import Any, ClassVar, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from schemas.alerts import AlertState
+from schemas.scheduled.events import RunStatus
+from schemas.verification import VerificationProvider
+from schemas.webhooks import ExecutionStatus
+
+_MAPPING_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
+RESOURCE_TYPES = ("TOOL", "AGENT", "MANAGER")
+
+
+def parse_mappings(text: str) -> dict[str, str]:
+    """``name = $.json.path`` lines (blank lines ignored) as JSONPath mappings; ValueError names the line."""
+    found: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        name, equals, path = line.partition("=")
+        name, path = name.strip(), path.strip()
+        if not equals or not _MAPPING_NAME.match(name) or not path:
+            raise ValueError(f"line {number}: write a mapping as name = $.path")
+        found[name] = path
+    return found
+
+
+class _Form(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True, frozen=True)
+
+
+def _blank_is_none(value: Any) -> Any:
+    return None if value == "" else value
+
+
+class WebhookForm(_Form):
+    name: str = Field(min_length=1, max_length=200)
+    resource_type: Literal["TOOL", "AGENT", "MANAGER"] = "TOOL"
+    resource_id: str = Field("", max_length=100)
+    mappings: str = Field("", max_length=20_000)
+
+    @classmethod
+    def blank(cls, fields: dict[str, str] | None = None) -> dict[str, str]:
+        """The form's fields to show again (as typed), or empty ones."""
+        given = fields or {}
+        return {name: given.get(name, "") for name in ("name", "resource_type", "resource_id", "mappings")}
+
+    def webhook_config(self) -> dict[str, Any]:
+        config: dict[str, Any] = {"name": self.name}
+        mappings = parse_mappings(self.mappings)
+        if mappings:
+            config["payloadTransformConfig"] = {"transformType": "JSONPATH", "jsonPathMappings": mappings}
+        if self.resource_id:
+            config["resourceExecutionConfig"] = {
+                "resourceType": self.resource_type,
+                "resourceId": self.resource_id,
+            }
+        return config
+
+
+class DeliveryFilter(_Form):
+    STATUSES: ClassVar[tuple[str, ...]] = tuple(status.value for status in ExecutionStatus)
+
+    status: ExecutionStatus | None = None
+    page: int = Field(0, ge=0, le=1_000_000)
+
+    _blank = field_validator("status", mode="before")(_blank_is_none)
+
+
+class ReplayForm(_Form):
+    """One delivery (``execution_id``), or every delivery matching ``status`` and a time range; ``confirm``
+    absent: a dry run that only counts."""
+
+    execution_id: str | None = Field(None, max_length=100)
+    status: ExecutionStatus | None = None
+    from_: str | None = Field(None, alias="from", max_length=40)
+    to: str | None = Field(None, max_length=40)
+    confirm: bool = False
+
+    _blank = field_validator("execution_id", "status", "from_", "to", mode="before")(_blank_is_none)
+
+    def request_body(self, webhook_id: str) -> dict[str, Any]:
+        if self.execution_id:
+            return {"webhookId": webhook_id, "executionIds": [self.execution_id]}
+        chosen: dict[str, Any] = {}
+        if self.status:
+            chosen["status"] = self.status.value
+        if self.from_:
+            chosen["from"] = self.from_
+        if self.to:
+            chosen["to"] = self.to
+        return {"webhookId": webhook_id, "filter": chosen, "dryRun": not self.confirm}
+
+
+class ScheduleForm(_Form):
+    event_name: str = Field("", max_length=200)
+    pattern: Literal["CRON", "EVERY", "ONCE"] = "CRON"
+    expression: str = Field("", max_length=300)
+    every_value: int | None = Field(None, ge=1, le=1_000_000)
+    every_unit: Literal["MINUTES", "HOURS", "DAYS"] = "HOURS"
+    at: str = Field("", max_length=40)
+    timezone: str = Field("UTC", max_length=100)
+    tool_id: str = Field("", max_length=100)
+
+    _blank = field_validator("every_value", mode="before")(_blank_is_none)
+
+    def schedule_spec(self) -> dict[str, Any]:
+        if self.pattern == "EVERY":
+            return {"pattern": "EVERY", "every": {"value": self.every_value or 1, "unit": self.every_unit}}
+        if self.pattern == "ONCE":
+            return {"pattern": "ONCE", "once": {"at": self.at, "timezone": self.timezone}}
+        return {"pattern": "CRON", "cron": {"expression": self.expression, "timezone": self.timezone}}
+
+    def create_body(self) -> dict[str, Any]:
+        return {
+            "eventName": self.event_name,
+            "scheduleSpec": self.schedule_spec(),
+            "actionType": "INVOKE_TOOL",
+            "toolConfig": {"toolExecutionRequest": {"toolId": self.tool_id}},
+        }
+
+
+class QueryForm(_Form):
+    table_id: str = Field(min_length=1, max_length=100)
+    sql: str = Field(min_length=1, max_length=100_000)
+
+
+class AlertFilter(_Form):
+    STATES: ClassVar[tuple[str, ...]] = tuple(state.value for state in AlertState)
+
+    state: AlertState | None = None
+    cursor: str | None = Field(None, max_length=200)
+
+    _blank = field_validator("state", "cursor", mode="before")(_blank_is_none)
+
+
+class RunsFilter(_Form):
+    STATUSES: ClassVar[tuple[str, ...]] = tuple(status.value for status in RunStatus)
+
+    status: RunStatus | None = None
+    page: int = Field(0, ge=0, le=100_000)
+
+    _blank = field_validator("status", mode="before")(_blank_is_none)
+
+
+def zoned_instant(local: str, zone: str) -> datetime:
+    """A wall-clock time typed in a form (``2027-03-28T09:00``, or with an offset of its own) in ``zone``,
+    as an aware instant; ValueError names what is wrong."""
+    try:
+        tz = ZoneInfo(zone or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone: {zone}") from None
+    try:
+        moment = datetime.fromisoformat(local.strip())
+    except ValueError:
+        raise ValueError("write the time as 2027-03-28T09:00") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=tz)
+
+
+class PauseForm(_Form):
+    """``until`` blank resumes now; otherwise a wall-clock time in ``timezone``."""
+
+    until: str = Field("", max_length=40)
+    timezone: str = Field("UTC", max_length=100)
+
+    def request_body(self, event_id: str) -> dict[str, Any]:
+        body: dict[str, Any] = {"scheduledEventId": event_id}
+        if self.until:
+            body["until"] = zoned_instant(self.until, self.timezone).isoformat()
+        return body
+
+
+PROVIDERS = tuple(provider.value for provider in VerificationProvider)
+
+
+def parse_filter(text: str) -> dict[str, Any] | None:
+    """A content filter typed as a JSON object (``{"body": {...}, "headers": {...}}``); blank: none.
+    ValueError says why it is not one; the API checks its operators."""
+    if not text.strip():
+        return None
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"content filter: not JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(parsed, dict):
+        raise ValueError('content filter: write a JSON object, such as {"body": {"type": "paid"}}')
+    return parsed
+
+
+class WebhookEditForm(_Form):
+    """A webhook's editable parts; every other part of its configuration is sent back as ``/get`` answered
+    it. ``secret`` blank keeps the stored one (the API keeps it while the provider is the same)."""
+
+    name: str = Field(min_length=1, max_length=200)
+    resource_type: Literal["TOOL", "AGENT", "MANAGER"] = "TOOL"
+    resource_id: str = Field("", max_length=100)
+    mappings: str = Field("", max_length=20_000)
+    content_filter: str = Field("", max_length=20_000)
+    provider: VerificationProvider | None = None
+    secret: str = Field("", max_length=1_000)
+    header_name: str = Field("", max_length=100)
+
+    _blank = field_validator("provider", mode="before")(_blank_is_none)
+
+    @classmethod
+    def shown(cls, config: dict[str, Any]) -> dict[str, str]:
+        """The form's fields for a configuration as ``/get`` answers it (the secret never among them)."""
+        handler = config.get("resourceExecutionConfig") or {}
+        transform = config.get("payloadTransformConfig") or {}
+        verification = config.get("verificationConfig") or {}
+        lines = "\n".join(f"{k} = {v}" for k, v in (transform.get("jsonPathMappings") or {}).items())
+        chosen = config.get("filterConfig")
+        return {
+            "name": str(config.get("name", "")),
+            "resource_type": str(handler.get("resourceType", "TOOL")),
+            "resource_id": str(handler.get("resourceId", "")),
+            "mappings": lines,
+            "content_filter": json.dumps(chosen, indent=2, ensure_ascii=False) if chosen else "",
+            "provider": str(verification.get("provider", "")),
+            "secret": "",
+            "header_name": str(verification.get("headerName") or ""),
+        }
+
+    def edited(self, current: dict[str, Any]) -> dict[str, Any]:
+        """``current`` (the configuration ``/get`` answered) with this form's parts put in; ValueError names a
+        mapping or a filter that is not one."""
+        config = {**current, "name": self.name}
+        mappings = parse_mappings(self.mappings)
+        transform = dict(config.get("payloadTransformConfig") or {})
+        if transform.get("transformType", "JSONPATH") == "JSONPATH":
+            config["payloadTransformConfig"] = {
+                "transformType": "JSONPATH",
+                "jsonPathMappings": mappings or None,
+            }
+        handler = dict(config.get("resourceExecutionConfig") or {})
+        if self.resource_id:
+            same = handler.get("resourceId") == self.resource_id
+            handler = {**(handler if same else {}), "resourceType": self.resource_type}
+            handler["resourceId"] = self.resource_id
+            config["resourceExecutionConfig"] = handler
+        else:
+            config.pop("resourceExecutionConfig", None)
+        chosen = parse_filter(self.content_filter)
+        if chosen is None:
+            config.pop("filterConfig", None)
+        else:
+            config["filterConfig"] = chosen
+        config.pop("verificationConfig", None)
+        if self.provider is not None:
+            previous = current.get("verificationConfig") or {}
+            kept = previous if previous.get("provider") == self.provider.value else {}
+            verification = {k: v for k, v in kept.items() if k != "secretHint" and v is not None}
+            verification["provider"] = self.provider.value
+            if self.secret:
+                verification["secret"] = self.secret
+            if self.provider is VerificationProvider.HMAC_SHA256 and self.header_name:
+                verification["headerName"] = self.header_name
+            config["verificationConfig"] = verification
+        return config
