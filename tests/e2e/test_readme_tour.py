@@ -32,11 +32,12 @@ def promised(block: str) -> str | None:
 
 
 def session(blocks: list[str]) -> str:
-    """One bash script: each block verbatim under ``set -e``, then a marker, so a failing command stops the
-    tour and the markers tell which block it was in."""
+    """One bash script: each block verbatim under ``set -e``, then a marker on a line of its own (a block's
+    last output may not end its line), so a failing command stops the tour and the markers tell which block
+    it was in."""
     parts = ["set -o pipefail"]
     for number, block in enumerate(blocks):
-        parts += ["set -e", block.rstrip("\n"), "set +e", f"echo '{_DONE}{number}'"]
+        parts += ["set -e", block.rstrip("\n"), "set +e", f"echo; echo '{_DONE}{number}'"]
     return "\n".join(parts) + "\n"
 
 
@@ -46,7 +47,7 @@ def test_the_tour_is_split_into_blocks_with_their_promises() -> None:
     assert any("fireTimes" in block and promised(block) for block in blocks)
     script = session(["echo one\n", "false\necho never\n"])
     run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=False)
-    assert run.returncode == 1 and run.stdout == f"one\n{_DONE}0\n"
+    assert run.returncode == 1 and run.stdout == f"one\n\n{_DONE}0\n"
 
 
 def test_the_readme_tour_runs_verbatim(up: Up) -> None:
