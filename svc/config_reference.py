@@ -94,9 +94,9 @@ _AREA_OF: dict[str, tuple[str, ...]] = {
 
 # A default the model leaves to a property (derived from the data directory) or must not print.
 _DEFAULT_TEXT = {
-    "database_url": "sqlite:///<data dir>/svc.db",
-    "warehouse": "<data dir>/warehouse",
-    "object_store": "<data dir>/objects",
+    "database_url": "`sqlite:///<data dir>/svc.db`",
+    "warehouse": "`<data dir>/warehouse`",
+    "object_store": "`<data dir>/objects`",
     "secret_key": "a development value",
 }
 _BINARY_UNITS = (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024))

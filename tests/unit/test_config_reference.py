@@ -51,17 +51,14 @@ def test_internal_settings_are_marked_and_left_out_of_the_reference() -> None:
 
 def test_the_defaults_given_in_words_are_the_derived_ones(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path)
-    data_dir = str(tmp_path.resolve())
     fields = Settings.model_fields
-    assert default_text("database_url", fields["database_url"]).replace("<data dir>", data_dir) == (
-        settings.resolved_database_url
-    )
-    assert default_text("warehouse", fields["warehouse"]).replace("<data dir>", data_dir) == (
-        settings.resolved_warehouse
-    )
-    assert default_text("object_store", fields["object_store"]).replace("<data dir>", data_dir) == (
-        settings.resolved_object_store
-    )
+
+    def derived(name: str) -> str:
+        return default_text(name, fields[name]).strip("`").replace("<data dir>", str(tmp_path.resolve()))
+
+    assert derived("database_url") == settings.resolved_database_url
+    assert derived("warehouse") == settings.resolved_warehouse
+    assert derived("object_store") == settings.resolved_object_store
 
 
 class _Colour(StrEnum):
