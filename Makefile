@@ -60,6 +60,9 @@ coverage: install-dev ## the whole suite with line coverage of the service's pac
 openapi: install ## write the ingress's OpenAPI document to docs/openapi.json (a test fails when it drifts)
 	$(BIN)/svc openapi > docs/openapi.json
 
+docs: install ## write docs/configuration.md from schemas/settings.py (a test fails when it drifts)
+	$(BIN)/python -m svc.config_reference > docs/configuration.md
+
 lint: install-dev ## ruff, mypy and the import contracts of docs/architecture.md
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -77,4 +80,4 @@ ci: lint test ## what CI runs (.ci/run)
 clean: ## remove the virtualenv, caches and the local data dir
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .svc
 
-.PHONY: help install install-dev run test test-unit test-integration test-cpu coverage openapi lint screenshots bench ci clean
+.PHONY: help install install-dev run test test-unit test-integration test-cpu coverage openapi docs lint screenshots bench ci clean

@@ -30,7 +30,7 @@ class StickyPartitioner:
 
     Records sent together then form one batch: one produce request and one stored batch instead of one per
     partition. That matters most on the embedded broker, whose fetch lists every stored batch of each
-    partition it reads new records from (see the README's notes on it), so fewer and fuller batches keep its
+    partition it reads new records from (docs/architecture.md), so fewer and fuller batches keep its
     CPU per record down.
     """
 

@@ -1,8 +1,6 @@
-"""The project's own rules about settings: README.md's table says every setting's default truly, the
-locations and counts derived from other settings, the secret's rules, the broker profiles' tuning."""
+"""The project's own rules about settings: the locations and counts derived from other settings, the
+secret's rules, the broker profiles' tuning (the reference's truth: test_config_reference.py)."""
 
-import os
-import re
 from pathlib import Path
 
 import pytest
@@ -12,76 +10,6 @@ from schemas.settings import DEV_SECRET_KEY, BrokerProfile, Settings
 from sinks.embedded_broker.profile import TUNING, tuning_of
 
 pytestmark = pytest.mark.unit
-
-README = Path(__file__).resolve().parents[2] / "README.md"
-_ROW = re.compile(r"^\| `SVC_([A-Z0-9_]+)` \| ([^|]+) \|", re.MULTILINE)
-# Set by `svc up` on the children it starts, never by hand: not in the table.
-_SET_BY_SVC_UP = frozenset({"embedded_broker_signal_file", "broker_started_at"})
-# A default the table gives in words: the derived value it stands for.
-_DERIVED = {
-    "database_url": "resolved_database_url",
-    "warehouse": "resolved_warehouse",
-    "object_store": "resolved_object_store",
-}
-_UNITS = {"MiB": 2**20}
-
-
-def readme_defaults() -> dict[str, str]:
-    """The Default column of README.md's settings table, by field name, backticks taken off."""
-    return {name.lower(): cell.strip().strip("`") for name, cell in _ROW.findall(README.read_text())}
-
-
-def documented(cell: str, data_dir: Path) -> object:
-    """What a Default cell says, as a value to compare with the setting's."""
-    if cell == "unset":
-        return None
-    if cell == "development value":
-        return DEV_SECRET_KEY
-    if "<data dir>" in cell:
-        return cell.replace("<data dir>", str(data_dir.resolve()))
-    number, _, unit = cell.partition(" ")
-    if unit in _UNITS:
-        return int(number) * _UNITS[unit]
-    return cell
-
-
-def same(value: object, cell: object) -> bool:
-    if cell is None or value is None:
-        return value is cell
-    if isinstance(value, bool):
-        return str(cell) == str(value).lower()
-    if isinstance(value, int | float):
-        return value == (cell if isinstance(cell, int) else float(str(cell)))
-    if isinstance(value, Path):
-        return value == Path(str(cell))
-    return str(value) == str(cell)
-
-
-def test_defaults_match_the_readme(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in [name for name in os.environ if name.startswith("SVC_")]:
-        monkeypatch.delenv(name)
-    settings = Settings()
-    table = readme_defaults()
-    assert set(Settings.model_fields) - _SET_BY_SVC_UP == set(table), "a setting missing from the table"
-    wrong = {}
-    for name, cell in table.items():
-        expected = documented(cell, settings.data_dir)
-        value = getattr(settings, _DERIVED.get(name, name))
-        if not same(value, expected):
-            wrong[name] = (value, cell)
-    assert wrong == {}, "README.md's Default column against schemas/settings.py: (setting's, README's)"
-
-
-def test_the_readme_check_sees_a_wrong_default() -> None:
-    """The comparison above can fail: a number, a flag, a size and a location each told apart."""
-    data_dir = Path(".svc")
-    assert same(8080, documented("8080", data_dir)) and not same(8081, documented("8080", data_dir))
-    assert same(10.0, documented("10", data_dir)) and not same(10.5, documented("10", data_dir))
-    assert same(True, documented("true", data_dir)) and not same(False, documented("true", data_dir))
-    assert same(64 * 2**20, documented("64 MiB", data_dir)) and not same(64, documented("64 MiB", data_dir))
-    assert same(None, documented("unset", data_dir)) and not same("x", documented("unset", data_dir))
-    warehouse = str(Path(".svc/warehouse").resolve())
-    assert documented("<data dir>/warehouse", data_dir) == warehouse
 
 
 def test_locations_follow_the_data_dir_unless_given(tmp_path: Path) -> None:
