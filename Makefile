@@ -25,8 +25,8 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+$(VENV)/.installed-dev: pyproject.toml clients/python/pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -e clients/python
 	touch $(VENV)/.installed $@
 
 install: $(VENV)/.installed ## create .venv and install the project
@@ -60,6 +60,9 @@ coverage: install-dev ## the whole suite with line coverage of the service's pac
 openapi: install ## write the ingress's OpenAPI document to docs/openapi.json (a test fails when it drifts)
 	$(BIN)/svc openapi > docs/openapi.json
 
+client: install-dev ## regenerate the Python client in clients/python/ from docs/openapi.json (a test fails when it drifts)
+	$(BIN)/python clients/python/generate.py
+
 lint: install-dev ## ruff, mypy and the import contracts of docs/architecture.md
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -74,4 +77,4 @@ ci: lint test ## what CI runs (.ci/run)
 clean: ## remove the virtualenv, caches and the local data dir
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .svc
 
-.PHONY: help install install-dev run test test-unit test-integration test-cpu coverage openapi lint bench ci clean
+.PHONY: help install install-dev run test test-unit test-integration test-cpu coverage openapi client lint bench ci clean
