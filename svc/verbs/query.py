@@ -24,7 +24,9 @@ def add_parser(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     query.add_argument("--table", required=True, help="the table id the query is run under")
     query.add_argument("--format", choices=("table", "csv", "json"), default="table")
     query.add_argument("--page-size", type=int, default=1000, help="rows per results call (1-1,000)")
-    query.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the job (default 600)")
+    query.add_argument(
+        "--timeout", type=float, default=600.0, help="seconds to wait for the job (default 600)"
+    )
     add_remote_arguments(query, "client API key")
 
 
@@ -69,14 +71,18 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     params = {"resourceId": args.table}
     progress = Progress(err)
     with Remote(args.url, args.key, timeout=30 + STATUS_WAIT_MS / 1000) as remote:
-        status = remote.post(f"{ANALYTICS}/query", {"tableId": args.table, "sql": args.sql, "waitMs": 0}, **params)
+        status = remote.post(
+            f"{ANALYTICS}/query", {"tableId": args.table, "sql": args.sql, "waitMs": 0}, **params
+        )
         deadline = time.monotonic() + args.timeout
         while True:
             progress.show(status)
             if status["state"] in FINAL_STATES:
                 break
             if time.monotonic() > deadline:
-                err.write(f"svc query: job {status['jobId']} still {status['state']} after {args.timeout:.0f} s\n")
+                err.write(
+                    f"svc query: job {status['jobId']} still {status['state']} after {args.timeout:.0f} s\n"
+                )
                 return 1
             body = {"tableId": args.table, "jobId": status["jobId"], "waitMs": STATUS_WAIT_MS}
             status = {**remote.post(f"{ANALYTICS}/job-status", body, **params), "jobId": status["jobId"]}

@@ -26,7 +26,9 @@ def as_table(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
     """Columns padded to their widest cell (cut at ``MAX_CELL`` characters), a rule under the header, and a
     count line."""
     cells = [[cell_text(row.get(name)) for name in columns] for row in rows]
-    cells = [[text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…" for text in line] for line in cells]
+    cells = [
+        [text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…" for text in line] for line in cells
+    ]
     widths = [max([len(name), *(len(line[i]) for line in cells)]) for i, name in enumerate(columns)]
     lines = [
         "  ".join(name.ljust(width) for name, width in zip(columns, widths, strict=True)).rstrip(),
@@ -47,4 +49,6 @@ def as_csv(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
 
 
 def as_json(job_id: str, columns: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]]) -> str:
-    return json.dumps({"jobId": job_id, "columns": list(columns), "rows": list(rows)}, ensure_ascii=False) + "\n"
+    return (
+        json.dumps({"jobId": job_id, "columns": list(columns), "rows": list(rows)}, ensure_ascii=False) + "\n"
+    )

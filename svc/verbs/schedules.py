@@ -17,10 +17,14 @@ def add_parser(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     schedules = verbs.add_parser("schedules", help="work with schedule expressions (client API key)")
     actions = schedules.add_subparsers(dest="action", required=True)
     preview = actions.add_parser("preview", help="the next fire times of a schedule expression")
-    preview.add_argument("expression", help="cron(0 9 ? * MON-FRI *), rate(5 minutes) or at(2027-07-04T09:00:00)")
+    preview.add_argument(
+        "expression", help="cron(0 9 ? * MON-FRI *), rate(5 minutes) or at(2027-07-04T09:00:00)"
+    )
     preview.add_argument("--timezone", help="IANA name (default UTC)")
     preview.add_argument("--count", type=int, default=10, help="how many fire times (1-100, default 10)")
-    preview.add_argument("--from", dest="since", metavar="T", help="fire times after T (ISO-8601; default now)")
+    preview.add_argument(
+        "--from", dest="since", metavar="T", help="fire times after T (ISO-8601; default now)"
+    )
     add_remote_arguments(preview, "client API key")
 
 

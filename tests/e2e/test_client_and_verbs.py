@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -112,10 +111,13 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
             ]
             with SvcClient(up.url, company["clientApiKey"], company["poweruserKey"]) as svc:
                 table = create_table.sync(
-                    client=svc.authenticated(company["poweruserKey"]), body=CreateTableRequest.from_dict(ORDERS)
+                    client=svc.authenticated(company["poweruserKey"]),
+                    body=CreateTableRequest.from_dict(ORDERS),
                 )
                 assert isinstance(table, CreatedTable), table
-            yield World(up, company["clientApiKey"], company["poweruserKey"], tools[0], tools[1], table.table_id)
+            yield World(
+                up, company["clientApiKey"], company["poweruserKey"], tools[0], tools[1], table.table_id
+            )
         finally:
             up.kill()
 
@@ -128,7 +130,8 @@ def berlin(moment: str) -> datetime:
 
 def settled(svc: SvcClient, webhook_id: str, execution_id: str, status: str) -> Callable[[], bool]:
     return lambda: any(
-        entry.execution_id == execution_id and entry.status.value == status for entry in svc.history(webhook_id)
+        entry.execution_id == execution_id and entry.status.value == status
+        for entry in svc.history(webhook_id)
     )
 
 
@@ -143,7 +146,9 @@ def appended_rows(world: World) -> None:
         assert svc.append_rows(world.table_id, ORDER_ROWS)["accepted"] == len(ORDER_ROWS)
 
         def visible() -> bool:
-            job = svc.query(world.table_id, "SELECT count(*) AS n FROM orders", wait_ms=5000, useQueryCache=False)
+            job = svc.query(
+                world.table_id, "SELECT count(*) AS n FROM orders", wait_ms=5000, useQueryCache=False
+            )
             svc.wait_for_job(world.table_id, job["jobId"])
             return bool(next(svc.result_rows(world.table_id, job["jobId"]))["n"] == len(ORDER_ROWS))
 
@@ -166,7 +171,10 @@ def test_the_client_triggers_a_webhook_and_reads_its_history(world: World) -> No
 def test_the_client_creates_a_schedule_and_previews_it(world: World) -> None:
     body = {
         "eventName": "weekday report",
-        "scheduleSpec": {"pattern": "CRON", "cron": {"expression": "0 9 ? * MON-FRI *", "timezone": "Europe/Berlin"}},
+        "scheduleSpec": {
+            "pattern": "CRON",
+            "cron": {"expression": "0 9 ? * MON-FRI *", "timezone": "Europe/Berlin"},
+        },
         "actionType": "INVOKE_TOOL",
         "toolConfig": {"toolExecutionRequest": {"toolId": world.tool_id, "variables": {"kind": "daily"}}},
     }
@@ -186,7 +194,9 @@ def test_the_client_waits_for_a_query_and_reads_it_page_by_page(world: World) ->
     with world.svc() as svc:
         job = svc.query(world.table_id, "SELECT order_id, region FROM orders ORDER BY order_id")
         seen: list[str] = []
-        done = svc.wait_for_job(world.table_id, job["jobId"], on_status=lambda status: seen.append(status["state"]))
+        done = svc.wait_for_job(
+            world.table_id, job["jobId"], on_status=lambda status: seen.append(status["state"])
+        )
         assert done["state"] == "SUCCEEDED" and seen[-1] == "SUCCEEDED"
         pages = list(svc.result_pages(world.table_id, job["jobId"], page_size=3))
         rows = list(svc.result_rows(world.table_id, job["jobId"], page_size=3))
@@ -212,8 +222,20 @@ def test_svc_tail_prints_each_delivery_and_forwards_its_body(world: World) -> No
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
     forward = f"http://127.0.0.1:{receiver.server_port}/hook"
     tail = subprocess.Popen(
-        [sys.executable, "-m", "svc", "tail", webhook_id, "--json", "--limit", "1", "--interval", "0.3"]
-        + ["--forward", forward],
+        [
+            sys.executable,
+            "-m",
+            "svc",
+            "tail",
+            webhook_id,
+            "--json",
+            "--limit",
+            "1",
+            "--interval",
+            "0.3",
+            "--forward",
+            forward,
+        ],
         env={**world.up.env, "SVC_URL": world.up.url, "SVC_KEY": world.poweruser_key},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -239,7 +261,9 @@ def test_svc_replay_sends_failed_deliveries_again(world: World) -> None:
     with world.svc() as svc:
         execution_id = svc.trigger(webhook_id, webhook_key, {"order": 9})["executionId"]
         poll(settled(svc, webhook_id, execution_id, "FAILED"), 60, "the delivery failed")
-    dry = world.verb("replay", webhook_id, "--status", "FAILED", "--dry-run", "--json", key=world.poweruser_key)
+    dry = world.verb(
+        "replay", webhook_id, "--status", "FAILED", "--dry-run", "--json", key=world.poweruser_key
+    )
     assert dry.returncode == 0, dry.stderr
     assert json.loads(dry.stdout)["matched"] == 1 and json.loads(dry.stdout)["replayed"] == 0
     since = "2000-01-01T00:00:00Z"
@@ -254,7 +278,9 @@ def test_svc_replay_sends_failed_deliveries_again(world: World) -> None:
 def test_svc_query_prints_every_page_with_progress_on_stderr(world: World) -> None:
     appended_rows(world)
     sql = "SELECT order_id, region FROM orders ORDER BY order_id"
-    done = world.verb("query", sql, "--table", world.table_id, "--format", "csv", "--page-size", "3", key=world.client_key)
+    done = world.verb(
+        "query", sql, "--table", world.table_id, "--format", "csv", "--page-size", "3", key=world.client_key
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "order_id,region\n1,EU\n2,US\n3,EU\n4,APAC\n"
     assert "SUCCEEDED" in done.stderr.splitlines()[-1]
@@ -268,7 +294,14 @@ def test_svc_query_prints_every_page_with_progress_on_stderr(world: World) -> No
 
 def test_svc_schedules_preview_lists_the_next_fire_times(world: World) -> None:
     shown = world.verb(
-        "schedules", "preview", "cron(0 9 ? * MON-FRI *)", "--timezone", "Europe/Berlin", "--count", "4", "--json",
+        "schedules",
+        "preview",
+        "cron(0 9 ? * MON-FRI *)",
+        "--timezone",
+        "Europe/Berlin",
+        "--count",
+        "4",
+        "--json",
         key=world.client_key,
     )
     assert shown.returncode == 0, shown.stderr

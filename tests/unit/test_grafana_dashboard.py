@@ -5,6 +5,7 @@ renamed metric fails here rather than leaving an empty panel)."""
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -31,6 +32,7 @@ SUFFIXES = {
     "Enum": ("",),
 }
 _METRIC = re.compile(r"\b(svc_[a-z0-9_]+)\b")
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')  # label values, which may hold paths like /svc_poweruser/...
 
 
 def declared_metrics(source: str) -> Iterator[tuple[str, str]]:
@@ -39,7 +41,9 @@ def declared_metrics(source: str) -> Iterator[tuple[str, str]]:
     kinds: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module == "prometheus_client":
-            kinds.update({alias.asname or alias.name: alias.name for alias in node.names if alias.name in SUFFIXES})
+            kinds.update(
+                {alias.asname or alias.name: alias.name for alias in node.names if alias.name in SUFFIXES}
+            )
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.Call)
@@ -52,14 +56,20 @@ def declared_metrics(source: str) -> Iterator[tuple[str, str]]:
             yield kinds[node.func.id], node.args[0].value
 
 
-def exported_series() -> set[str]:
+@functools.cache
+def exported_series() -> frozenset[str]:
     series: set[str] = set()
     for package in PACKAGES:
         for path in (ROOT / package).rglob("*.py"):
             for kind, name in declared_metrics(path.read_text()):
                 base = name.removesuffix("_total") if kind == "Counter" else name
                 series.update(base + suffix for suffix in SUFFIXES[kind])
-    return series
+    return frozenset(series)
+
+
+def metric_names(expr: str) -> set[str]:
+    """The svc metrics a PromQL expression names (outside its quoted label values)."""
+    return set(_METRIC.findall(_QUOTED.sub('""', expr)))
 
 
 def queries(panels: list[dict[str, Any]]) -> Iterator[str]:
@@ -78,13 +88,14 @@ def test_the_code_scan_finds_the_ingress_metrics() -> None:
     assert {"svc_http_requests_total", "svc_http_request_seconds_bucket", "svc_inline_queries_total"} <= (
         exported_series()
     )
+    assert metric_names('sum(rate(svc_a_total{route="/svc_poweruser/x"}[5m]))') == {"svc_a_total"}
     assert list(declared_metrics("from prometheus_client import Counter as C\nC('svc_x', 'x')")) == [
         ("Counter", "svc_x")
     ]
 
 
 def test_every_metric_the_dashboard_queries_is_exported(dashboard: dict[str, Any]) -> None:
-    named = {name for expr in queries(dashboard["panels"]) for name in _METRIC.findall(expr)}
+    named = {name for expr in queries(dashboard["panels"]) for name in metric_names(expr)}
     assert named, "the dashboard queries no svc metric"
     assert named <= exported_series(), f"not exported by the service: {sorted(named - exported_series())}"
 
@@ -102,7 +113,9 @@ def test_compose_provisions_the_dashboard() -> None:
     services = yaml.safe_load((ROOT / "compose" / "docker-compose.yml").read_text())["services"]
     mounts = services["grafana"]["volumes"]
     assert any(mount.startswith("./grafana/svc-dashboard.json:") for mount in mounts)
-    provider = yaml.safe_load((ROOT / "compose" / "grafana" / "provisioning" / "dashboards" / "svc.yml").read_text())
+    provider = yaml.safe_load(
+        (ROOT / "compose" / "grafana" / "provisioning" / "dashboards" / "svc.yml").read_text()
+    )
     dashboard_dir = provider["providers"][0]["options"]["path"]
     assert any(mount.split(":")[1].startswith(dashboard_dir + "/") for mount in mounts)
     scrape = yaml.safe_load((ROOT / "compose" / "prometheus" / "prometheus.yml").read_text())

@@ -50,11 +50,10 @@ class SvcError(Exception):
 def answer_json(response: httpx.Response) -> dict[str, Any]:
     """The body of a JSON answer; ``SvcError`` for a status of 400 or more."""
     try:
-        body = response.json()
+        parsed: Any = response.json()
     except ValueError:
-        body = {"errors": [response.text[:500]]}
-    if not isinstance(body, dict):
-        body = {"value": body}
+        parsed = {"errors": [response.text[:500]]}
+    body: dict[str, Any] = parsed if isinstance(parsed, dict) else {"value": parsed}
     if response.status_code >= 400:
         messages = body.get("errors") or ([body["error"]] if body.get("error") else [])
         raise SvcError(response.status_code, [str(message) for message in messages])
