@@ -123,7 +123,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
 
 
 def berlin(moment: str) -> datetime:
-    """A fire time on Berlin's wall clock (the interface's timestamps are UTC, written without an offset)."""
+    """A fire time on Berlin's wall clock (fire times carry their zone's offset)."""
     parsed = datetime.fromisoformat(moment.replace("Z", "+00:00"))
     return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(ZoneInfo("Europe/Berlin"))
 
