@@ -115,7 +115,10 @@ def test_schedules_preview_sends_the_expression_its_zone_and_count() -> None:
 
 
 def test_results_render_as_an_aligned_table() -> None:
-    rows = [{"id": 1, "name": "Ada", "tags": ["a"]}, {"id": 22, "name": None, "tags": {"k": True}}]
+    rows: list[dict[str, Any]] = [
+        {"id": 1, "name": "Ada", "tags": ["a"]},
+        {"id": 22, "name": None, "tags": {"k": True}},
+    ]
     assert render.as_table(["id", "name", "tags"], rows).splitlines() == [
         "id  name  tags",
         "--  ----  -----------",
@@ -127,7 +130,7 @@ def test_results_render_as_an_aligned_table() -> None:
 
 
 def test_results_render_as_csv_and_json() -> None:
-    rows = [{"id": 1, "note": 'say "hi", ok'}, {"id": 2, "note": None}]
+    rows: list[dict[str, Any]] = [{"id": 1, "note": 'say "hi", ok'}, {"id": 2, "note": None}]
     assert render.as_csv(["id", "note"], rows) == 'id,note\n1,"say ""hi"", ok"\n2,\n'
     assert render.cell_text(False) == "false"
     columns = [{"name": "id", "type": "bigint"}]
