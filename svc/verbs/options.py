@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from pydantic import ValidationError
+
 DEFAULT_URL = "http://127.0.0.1:8080"
 
 
@@ -17,3 +19,13 @@ def add_remote_arguments(parser: argparse.ArgumentParser, key_kind: str) -> None
     )
     parser.add_argument("--key", default=os.environ.get("SVC_KEY"), help=f"{key_kind} (or SVC_KEY)")
     parser.add_argument("--json", action="store_true", help="machine-readable output: JSON")
+
+
+def invalid_options(exc: ValidationError) -> str:
+    """A request model's refusal of the options, in one line, as the service would word it."""
+    return "; ".join(
+        f"{'.'.join(map(str, error['loc']))}: {error['msg'].removeprefix('Value error, ')}"
+        if error["loc"]
+        else error["msg"].removeprefix("Value error, ")
+        for error in exc.errors()
+    )

@@ -8,7 +8,10 @@ import json
 import sys
 from typing import Any
 
-from svc.verbs.options import add_remote_arguments
+from pydantic import ValidationError
+
+from schemas.replay import ReplayRequest
+from svc.verbs.options import add_remote_arguments, invalid_options
 
 REPLAY_PATH = "/svc_poweruser/custom-webhooks/replay"
 STATUSES = ("FAILED", "TRANSFORM_FAILED", "SUCCESS", "FILTERED", "QUEUED", "PROCESSING")
@@ -30,7 +33,8 @@ def add_parser(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def replay_body(args: argparse.Namespace) -> dict[str, Any]:
-    """The replay call's body for the command's options."""
+    """The replay call's body for the command's options, checked by the service's own request model first
+    (a ``--from`` without an offset is refused here, before any call)."""
     window = {"status": args.status, "from": args.since, "to": args.until}
     body: dict[str, Any] = {
         "webhookId": args.webhook_id,
@@ -39,6 +43,7 @@ def replay_body(args: argparse.Namespace) -> dict[str, Any]:
     }
     if args.limit is not None:
         body["limit"] = args.limit
+    ReplayRequest.model_validate(body)
     return body
 
 
@@ -59,8 +64,13 @@ def main(args: argparse.Namespace) -> int:
     from svc.verbs.remote import Remote, RemoteError
 
     try:
+        body = replay_body(args)
+    except ValidationError as exc:
+        print(f"svc replay: {invalid_options(exc)}", file=sys.stderr)
+        return 2
+    try:
         with Remote(args.url, args.key) as remote:
-            answer = remote.post(REPLAY_PATH, replay_body(args))
+            answer = remote.post(REPLAY_PATH, body)
     except RemoteError as exc:
         print(f"svc replay: {exc}", file=sys.stderr)
         return 1

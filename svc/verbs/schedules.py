@@ -8,7 +8,10 @@ import json
 import sys
 from typing import Any
 
-from svc.verbs.options import add_remote_arguments
+from pydantic import ValidationError
+
+from schemas.scheduled.preview import SchedulePreviewRequest
+from svc.verbs.options import add_remote_arguments, invalid_options
 
 PREVIEW_PATH = "/clients/scheduled-events/preview"
 
@@ -34,6 +37,7 @@ def preview_body(args: argparse.Namespace) -> dict[str, Any]:
         body["timezone"] = args.timezone
     if args.since is not None:
         body["from"] = args.since
+    SchedulePreviewRequest.model_validate(body)  # the service's own checks, before any call
     return body
 
 
@@ -41,8 +45,13 @@ def main(args: argparse.Namespace) -> int:
     from svc.verbs.remote import Remote, RemoteError
 
     try:
+        body = preview_body(args)
+    except ValidationError as exc:
+        print(f"svc schedules preview: {invalid_options(exc)}", file=sys.stderr)
+        return 2
+    try:
         with Remote(args.url, args.key) as remote:
-            answer = remote.post(PREVIEW_PATH, preview_body(args))
+            answer = remote.post(PREVIEW_PATH, body)
     except RemoteError as exc:
         print(f"svc schedules preview: {exc}", file=sys.stderr)
         return 1

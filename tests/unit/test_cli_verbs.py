@@ -10,8 +10,9 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
-from svc.cli import _parser
+from svc.cli import _parser, main
 from svc.verbs import render, replay, schedules, tail
 from svc.verbs.query import Progress, failure
 from svc.verbs.remote import error_messages
@@ -87,6 +88,18 @@ def test_replay_sends_the_filter_form() -> None:
     assert limited["limit"] == 5 and limited["filter"] == {"status": "FAILED"} and not limited["dryRun"]
 
 
+def test_replay_refuses_what_the_service_would_before_any_call(capsys: pytest.CaptureFixture[str]) -> None:
+    naive = ("replay", "w1", "--status", "FAILED", "--from", "2026-12-01T00:00:00", "--key", "k")
+    with pytest.raises(ValidationError):
+        replay.replay_body(parse(*naive))
+    # No service listens on the default URL here: exit 2 shows the options were refused first.
+    assert main(list(naive)) == 2
+    assert capsys.readouterr().err.startswith("svc replay: filter.from: ")
+    backwards = ("--from", "2026-12-02T00:00:00Z", "--to", "2026-12-01T00:00:00Z")
+    with pytest.raises(ValidationError, match=r"filter\.from must be before filter\.to"):
+        replay.replay_body(parse("replay", "w1", "--status", "FAILED", *backwards))
+
+
 def test_replay_describes_counts_and_executions() -> None:
     answer = {
         "matched": 2,
@@ -112,6 +125,11 @@ def test_schedules_preview_sends_the_expression_its_zone_and_count() -> None:
         "timezone": "Europe/Berlin",
         "count": 3,
     }
+
+
+def test_schedules_preview_refuses_a_count_out_of_range(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schedules", "preview", "rate(5 minutes)", "--count", "101", "--key", "k"]) == 2
+    assert capsys.readouterr().err.startswith("svc schedules preview: count: ")
 
 
 def test_results_render_as_an_aligned_table() -> None:
