@@ -25,8 +25,8 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+$(VENV)/.installed-dev: pyproject.toml clients/python/pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -e clients/python
 	touch $(VENV)/.installed $@
 
 install: $(VENV)/.installed ## create .venv and install the project
@@ -63,6 +63,9 @@ openapi: install ## write the ingress's OpenAPI document to docs/openapi.json (a
 docs: install ## write docs/configuration.md from schemas/settings.py (a test fails when it drifts)
 	$(BIN)/python -m svc.config_reference > docs/configuration.md
 
+client: install-dev ## regenerate the Python client in clients/python/ from docs/openapi.json (a test fails when it drifts)
+	$(BIN)/python clients/python/generate.py
+
 lint: install-dev ## ruff, mypy and the import contracts of docs/architecture.md
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -80,4 +83,4 @@ ci: lint test ## what CI runs (.ci/run)
 clean: ## remove the virtualenv, caches and the local data dir
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .svc
 
-.PHONY: help install install-dev run test test-unit test-integration test-cpu coverage openapi docs lint screenshots bench ci clean
+.PHONY: help install install-dev run test test-unit test-integration test-cpu coverage openapi docs client lint screenshots bench ci clean

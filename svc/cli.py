@@ -39,6 +39,7 @@ from sinks.db.migrate import upgrade
 from sinks.db.models import ResourceVersion, User
 from sinks.exceptions import SinkError
 from svc import database, logs
+from svc.verbs import parser as verbs
 
 # `svc load`'s part size: each part is one signed PUT, several at once.
 DEFAULT_PART_MB = 16
@@ -66,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     roles.add_parser("migrate", help="apply the metadata DB migrations and exit")
     roles.add_parser("openapi", help="print the ingress's OpenAPI document (docs/openapi.json) and exit")
     _load_parser(roles)
+    verbs.add_parsers(roles)
 
     admin = roles.add_parser(
         "admin", help="manage companies, users, handler resources, their versions and grants; see storage use"
@@ -296,6 +298,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from svc import load_file
 
         return load_file.run(args)
+    if args.role in verbs.VERBS:
+        return verbs.run(args)
     if args.role == "openapi":
         sys.stdout.write(openapi_document())
         return 0

@@ -1,0 +1,202 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.alert_replay_request import AlertReplayRequest
+from ...models.http_validation_error import HTTPValidationError
+from ...models.replay_answer import ReplayAnswer
+from typing import cast
+
+
+
+def _get_kwargs(
+    *,
+    body: AlertReplayRequest,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/svc_poweruser/alerts/replay",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> HTTPValidationError | ReplayAnswer | None:
+    if response.status_code == 200:
+        response_200 = ReplayAnswer.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 422:
+        response_422 = HTTPValidationError.from_dict(response.json())
+
+
+
+        return response_422
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[HTTPValidationError | ReplayAnswer]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: AlertReplayRequest,
+
+) -> Response[HTTPValidationError | ReplayAnswer]:
+    """ Replay Alert
+
+     The listed executions of the alert replayed exactly as ``/custom-webhooks/replay`` replays them (its
+    answer); failures counted past the listed ones are named in ``errors``.
+
+    Args:
+        body (AlertReplayRequest): Re-run the alert's failed deliveries (the executions it lists)
+            through ``/custom-webhooks/replay``.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[HTTPValidationError | ReplayAnswer]
+     """
+
+
+    kwargs = _get_kwargs(
+        body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    body: AlertReplayRequest,
+
+) -> HTTPValidationError | ReplayAnswer | None:
+    """ Replay Alert
+
+     The listed executions of the alert replayed exactly as ``/custom-webhooks/replay`` replays them (its
+    answer); failures counted past the listed ones are named in ``errors``.
+
+    Args:
+        body (AlertReplayRequest): Re-run the alert's failed deliveries (the executions it lists)
+            through ``/custom-webhooks/replay``.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        HTTPValidationError | ReplayAnswer
+     """
+
+
+    return sync_detailed(
+        client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: AlertReplayRequest,
+
+) -> Response[HTTPValidationError | ReplayAnswer]:
+    """ Replay Alert
+
+     The listed executions of the alert replayed exactly as ``/custom-webhooks/replay`` replays them (its
+    answer); failures counted past the listed ones are named in ``errors``.
+
+    Args:
+        body (AlertReplayRequest): Re-run the alert's failed deliveries (the executions it lists)
+            through ``/custom-webhooks/replay``.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[HTTPValidationError | ReplayAnswer]
+     """
+
+
+    kwargs = _get_kwargs(
+        body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    body: AlertReplayRequest,
+
+) -> HTTPValidationError | ReplayAnswer | None:
+    """ Replay Alert
+
+     The listed executions of the alert replayed exactly as ``/custom-webhooks/replay`` replays them (its
+    answer); failures counted past the listed ones are named in ``errors``.
+
+    Args:
+        body (AlertReplayRequest): Re-run the alert's failed deliveries (the executions it lists)
+            through ``/custom-webhooks/replay``.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        HTTPValidationError | ReplayAnswer
+     """
+
+
+    return (await asyncio_detailed(
+        client=client,
+body=body,
+
+    )).parsed

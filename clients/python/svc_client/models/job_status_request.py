@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..types import UNSET, Unset
+
+
+
+
+
+
+T = TypeVar("T", bound="JobStatusRequest")
+
+
+
+@_attrs_define
+class JobStatusRequest:
+    """ 
+        Attributes:
+            table_id (str):
+            job_id (str):
+            wait_ms (int | Unset):  Default: 0.
+     """
+
+    table_id: str
+    job_id: str
+    wait_ms: int | Unset = 0
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        table_id = self.table_id
+
+        job_id = self.job_id
+
+        wait_ms = self.wait_ms
+
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({
+            "tableId": table_id,
+            "jobId": job_id,
+        })
+        if wait_ms is not UNSET:
+            field_dict["waitMs"] = wait_ms
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        table_id = d.pop("tableId")
+
+        job_id = d.pop("jobId")
+
+        wait_ms = d.pop("waitMs", UNSET)
+
+        job_status_request = cls(
+            table_id=table_id,
+            job_id=job_id,
+            wait_ms=wait_ms,
+        )
+
+        return job_status_request
+

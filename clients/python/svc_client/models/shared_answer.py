@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..types import UNSET, Unset
+from typing import cast
+
+
+
+
+
+
+T = TypeVar("T", bound="SharedAnswer")
+
+
+
+@_attrs_define
+class SharedAnswer:
+    """ 
+        Attributes:
+            updated (bool):
+            errors (list[str] | Unset):
+     """
+
+    updated: bool
+    errors: list[str] | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        updated = self.updated
+
+        errors: list[str] | Unset = UNSET
+        if not isinstance(self.errors, Unset):
+            errors = self.errors
+
+
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "updated": updated,
+        })
+        if errors is not UNSET:
+            field_dict["errors"] = errors
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        updated = d.pop("updated")
+
+        errors = cast(list[str], d.pop("errors", UNSET))
+
+
+        shared_answer = cls(
+            updated=updated,
+            errors=errors,
+        )
+
+
+        shared_answer.additional_properties = d
+        return shared_answer
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
