@@ -44,6 +44,8 @@ from .csv_options import CsvOptions
 from .dead_letter_config import DeadLetterConfig
 from .deleted_answer import DeletedAnswer
 from .deleted_rule_answer import DeletedRuleAnswer
+from .delivery_stats_answer import DeliveryStatsAnswer
+from .delivery_stats_request import DeliveryStatsRequest
 from .describe_clients_svcdb_analytics_describe_post_response_describe_clients_svcdb_analytics_describe_post import DescribeClientsSvcdbAnalyticsDescribePostResponseDescribeClientsSvcdbAnalyticsDescribePost
 from .describe_request import DescribeRequest
 from .destination_answer import DestinationAnswer
@@ -140,6 +142,9 @@ from .shared_answer import SharedAnswer
 from .sharing_level import SharingLevel
 from .snapshots_answer import SnapshotsAnswer
 from .snapshots_request import SnapshotsRequest
+from .stats_bucket import StatsBucket
+from .stats_bucket_counts import StatsBucketCounts
+from .stats_window import StatsWindow
 from .subject import Subject
 from .subject_kind import SubjectKind
 from .svc_db_config import SvcDbConfig
@@ -226,6 +231,8 @@ __all__ = (
     "DeadLetterConfig",
     "DeletedAnswer",
     "DeletedRuleAnswer",
+    "DeliveryStatsAnswer",
+    "DeliveryStatsRequest",
     "DescribeClientsSvcdbAnalyticsDescribePostResponseDescribeClientsSvcdbAnalyticsDescribePost",
     "DescribeRequest",
     "DestinationAnswer",
@@ -322,6 +329,9 @@ __all__ = (
     "SharingLevel",
     "SnapshotsAnswer",
     "SnapshotsRequest",
+    "StatsBucket",
+    "StatsBucketCounts",
+    "StatsWindow",
     "Subject",
     "SubjectKind",
     "SvcDbConfig",
