@@ -585,9 +585,7 @@ def poweruser(client: httpx.Client, key: str, action: str, body: dict[str, Any])
     return result
 
 
-def create_webhook(
-    stack: Stack, handler_url: str, max_concurrency: int = MAX_CONCURRENCY
-) -> tuple[str, str]:
+def create_webhook(stack: Stack, handler_url: str, max_concurrency: int = MAX_CONCURRENCY) -> tuple[str, str]:
     """A company, the recording handler as its TOOL resource (at ``max_concurrency`` calls at once) and a
     webhook delivering to it; answers the webhook's id and key."""
     company = stack.admin("create-company", "--name", "Load Shop", "--admin-email", "admin@load.example")
