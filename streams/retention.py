@@ -67,23 +67,10 @@ class Swept:
 
     def __bool__(self) -> bool:
         """Whether the round deleted anything."""
-        return any(getattr(self, item.name) for item in fields(self) if item.name in _DELETED)
+        return any(getattr(self, item.name) for item in fields(self) if item.name not in _TIMINGS)
 
 
-_DELETED = frozenset(
-    (
-        "executions",
-        "entries",
-        "payloads",
-        "bodies",
-        "runs",
-        "jobs",
-        "appends",
-        "uploads",
-        "read_charges",
-        "alerts",
-    )
-)
+_TIMINGS = frozenset(("batches", "batch_seconds", "longest_batch_seconds"))
 
 
 class RetentionSweeper(mode.Service):
