@@ -89,6 +89,11 @@ def at(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
+def waited(found: list[dict[str, Any]]) -> list[float]:
+    """Seconds from each delivery's acceptance to its (last) attempt's start."""
+    return [(at(e["startedAt"]) - at(e["queuedAt"])).total_seconds() for e in found]
+
+
 @pytest.fixture
 def endpoint() -> Iterator[LimitedEndpoint]:
     with serving(LimitedEndpoint(slots=4, call_seconds=0.05)) as served:
@@ -122,10 +127,13 @@ def test_a_burst_at_a_small_endpoint_keeps_to_its_limit_and_another_company_is_n
     assert ours["inFlight"] <= 4
 
     fast = settled(world, world.outsider, theirs["id"], 40)
-    waits = [(at(e["startedAt"]) - at(e["queuedAt"])).total_seconds() for e in fast]
-    assert statistics.median(waits) < 0.25, waits
-
     done = settled(world, world.owner, slow_hook, burst)
+    # Not slowed: the other company's deliveries start about as soon as a lone delivery would (the bound is
+    # generous for a loaded machine), while the burst's own deliveries wait seconds for their destination.
+    fast_wait = statistics.median(waited(fast))
+    assert fast_wait < 1.0, waited(fast)
+    assert fast_wait * 4 < statistics.median(waited(done)), (waited(fast), statistics.median(waited(done)))
+
     assert len(done) == burst  # one attempt each: waiting burned none
     assert {(e["status"], e["attemptNumber"]) for e in done} == {("SUCCESS", 1)}
     assert endpoint.most_in_flight <= 4
