@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -28,6 +29,7 @@ from sqlalchemy.orm import Session
 
 from core import leases, tracing
 from core.tracing import TraceContext
+from core.webhooks import fair_share
 from core.webhooks.destinations import breaker_of
 from core.webhooks.handler_request import build_request, recorded
 from schemas.deliveries import DeliveryResult, DeliveryTask, HandlerOutcome
@@ -77,6 +79,13 @@ class DeliveryRuntime(HandlerRuntime):
         # Entry ids of the attempts claimed here whose outcome is not recorded yet: this process renews their
         # leases until their cap, and its own reconciler leaves them alone until then.
         self.acting: leases.Holdings[str] = leases.Holdings()
+        # Fair shares of the slots across companies (core/webhooks/fair_share.py): the slots each company's
+        # attempts hold here, the slots each company's claims wait for, and the companies whose deliveries
+        # this worker left waiting for their share.
+        self.held: Counter[str] = Counter()
+        self.wanting: Counter[str] = Counter()
+        self.parked: set[str] = set()
+        self.refilling = False
         self.lease = timedelta(seconds=settings.lease_seconds)
         self.breaker = breaker_of(settings)
         self.hand_over = delivery_attempts.HandOver(lease=self.lease, clock=now)
@@ -98,9 +107,16 @@ class DeliveryRuntime(HandlerRuntime):
         await self.ready.wait()
         size = self.settings.worker_concurrency
         for first in range(0, len(tasks), size):
-            chunk = tasks[first : first + size]
-            for _ in chunk:
-                await self.slots.acquire()  # back-pressure: the stream waits while the pool is full
+            chunk = await self._fair(tasks[first : first + size])
+            companies = Counter(task.company_id for task in chunk)
+            self.wanting.update(companies)
+            try:
+                for _ in chunk:
+                    await self.slots.acquire()  # the stream waits while the pool is full
+            finally:
+                self.wanting -= companies  # drops the counts that reach zero
+            if not chunk:
+                continue
             moment = now()
             try:
                 # Waits out an unreachable database (the committer runs the claim again).
@@ -127,10 +143,70 @@ class DeliveryRuntime(HandlerRuntime):
             for attempt in attempts:
                 self._start(attempt)
 
+    async def _fair(self, tasks: list[DeliveryTask]) -> list[DeliveryTask]:
+        """The tasks that take a slot now; those of a company at its share wait for it in the DB, so the
+        stream goes on to other companies' records (its own ending calls hand their slots to them)."""
+        slots = self.settings.worker_concurrency
+        free = slots - sum(self.held.values()) - sum(self.wanting.values())
+        go, wait = fair_share.split(tasks, self.held, +self.wanting, slots, free)
+        if wait:
+            await self.committer.run(partial(destinations.wait_for_share, tasks=wait, now=now()))
+            self.parked.update(task.company_id for task in wait)
+        return go
+
+    async def _refill(self) -> None:
+        """Slots free while deliveries wait here for their company's share (its calls ended giving their slots
+        back, or another company's did): claim the oldest of them into those slots, equal parts by company."""
+        self.refilling = True
+        try:
+            while self.parked and not self.should_stop:
+                slots = self.settings.worker_concurrency
+                free = slots - sum(self.held.values()) - sum(self.wanting.values())
+                wanted = fair_share.refill(free, self.parked)
+                taken = 0
+                for _ in range(sum(wanted.values())):
+                    if self.slots.locked():
+                        break
+                    await self.slots.acquire()  # a free slot: no wait
+                    taken += 1
+                if taken < sum(wanted.values()):
+                    wanted = fair_share.refill(taken, wanted)
+                if not wanted:
+                    for _ in range(taken):
+                        self.slots.release()
+                    return
+                moment = now()
+                try:
+                    attempts, drained = await self.committer.run(
+                        partial(
+                            delivery_attempts.claim_for_shares,
+                            wanted=wanted,
+                            now=moment,
+                            lease_until=moment + self.lease,
+                            breaker=self.breaker,
+                        )
+                    )
+                except Exception as exc:
+                    for _ in range(taken):
+                        self.slots.release()
+                    # They wait on: the next call of theirs that ends, or the leader's sweep, takes them.
+                    log.warning("waiting deliveries not claimed", extra={"error": describe(exc)})
+                    return
+                self.parked -= drained
+                for _ in range(taken - len(attempts)):
+                    self.slots.release()
+                for attempt in attempts:
+                    self._start(attempt)
+                if not attempts:
+                    return
+        finally:
+            self.refilling = False
+
     def _start(self, attempt: Attempt) -> None:
         """Run a claimed attempt in a slot already taken for it; its lease is renewed from now on."""
         cap = leases.hold_cap(handler_timeout(attempt.config), self.settings.lease_cap_factor)
         self.acting.hold(attempt.task.entry_id, attempt.started_at, cap)
+        self.held[attempt.task.company_id] += 1
         job = asyncio.create_task(self._run(attempt))
         self.running.add(job)
         job.add_done_callback(self.running.discard)
@@ -143,8 +219,15 @@ class DeliveryRuntime(HandlerRuntime):
             log.exception("attempt crashed", extra={"entry_id": attempt.task.entry_id})
         finally:
             self.acting.release(attempt.task.entry_id)
+            self.held[attempt.task.company_id] -= 1
+            if self.held[attempt.task.company_id] <= 0:
+                del self.held[attempt.task.company_id]
             if not handed_over:
                 self.slots.release()
+                if self.parked and not self.refilling:
+                    refill = asyncio.create_task(self._refill())
+                    self.running.add(refill)
+                    refill.add_done_callback(self.running.discard)
 
     async def _attempt(self, attempt: Attempt) -> bool:
         """Call the handler and settle the outcome; True when the settle handed this slot to a woken attempt
@@ -183,10 +266,15 @@ class DeliveryRuntime(HandlerRuntime):
             started_at=attempt.started_at,
             destination=attempt.destination,
             retry_after_seconds=outcome.retry_after_seconds,
-            frees_slot=True,
+            frees_slot=fair_share.keeps_slot(
+                task.company_id, self.held, self.wanting, self.settings.worker_concurrency
+            ),
+            wake_share=task.company_id in self.parked,
         )
         # Gathered: the outcomes that share a group commit are written with one read and one executemany.
         settled = await self.committer.run(Gathered(self._settle_all, result))
+        if settled.share_drained:
+            self.parked.discard(task.company_id)
         if settled.next is not None:
             self._start(settled.next)
         try:

@@ -215,8 +215,12 @@ class Finish:
     destination: str | None = None
     retry_after_seconds: float | None = None
     judged: bool = True
-    # The attempt ran in a slot of this worker, which the settle may hand to a woken delivery (HandOver).
+    # The attempt ran in a slot of this worker, which the settle may hand to a woken delivery of the same
+    # company (HandOver); False too when the company is over its share of the worker's slots while another
+    # company wants one (core/webhooks/fair_share.py). ``wake_share``: deliveries of the company may wait for
+    # its share, and the slot goes to the oldest of them when no delivery of the destination takes it.
     frees_slot: bool = False
+    wake_share: bool = False
 
 
 @dataclass(frozen=True)
@@ -236,6 +240,8 @@ class Settled:
     retry: DeliveryTask | None
     woken: list[DeliveryTask]
     next: Attempt | None = None
+    # No delivery of the result's company waits for its share any longer (it asked for more than were left).
+    share_drained: bool = False
 
 
 def finish(session: Session, result: Finish) -> DeliveryTask | None:
@@ -296,9 +302,13 @@ def settle_all(
     woken = destinations.record_outcomes(session, outcomes, ended, breaker) if outcomes and ended else {}
     left = [task for tasks in woken.values() for task in tasks]
     taken: list[Attempt | None] = [None] * len(results)
-    if hand_over is not None and left:
-        left, taken = _hand_over(session, results, woken, breaker, hand_over)
-    return [Settled(retry, left if index == 0 else [], taken[index]) for index, retry in enumerate(retries)]
+    drained: set[str] = set()
+    if hand_over is not None and (left or any(result.wake_share for result in results)):
+        left, taken, drained = _hand_over(session, results, woken, breaker, hand_over)
+    return [
+        Settled(retry, left if index == 0 else [], taken[index], results[index].task.company_id in drained)
+        for index, retry in enumerate(retries)
+    ]
 
 
 def _hand_over(
@@ -307,9 +317,10 @@ def _hand_over(
     woken: dict[str, list[DeliveryTask]],
     breaker: Breaker,
     hand_over: HandOver,
-) -> tuple[list[DeliveryTask], list[Attempt | None]]:
-    """Claim one woken delivery per result that frees a slot, of the result's destination (oldest first);
-    answers the woken deliveries left for Kafka and each result's claimed attempt."""
+) -> tuple[list[DeliveryTask], list[Attempt | None], set[str]]:
+    """Claim one woken delivery per result that frees a slot, of the result's destination (oldest first), or
+    else one of its company's deliveries waiting for the company's share; answers the woken deliveries left
+    for Kafka, each result's claimed attempt and the companies none of whose deliveries wait for a share."""
     slots: dict[str, list[int]] = {}
     for index, result in enumerate(results):
         if result.frees_slot and result.destination is not None:
@@ -321,11 +332,36 @@ def _hand_over(
         chosen.extend(tasks[:free])
         left.extend(tasks[free:])
     taken: list[Attempt | None] = [None] * len(results)
+    moment = hand_over.clock()
     if chosen:
-        moment = hand_over.clock()
         for attempt in claim(session, chosen, moment, moment + hand_over.lease, breaker):
             taken[slots[attempt.destination or ""].pop(0)] = attempt
-    return left, taken
+    spare: dict[str, list[int]] = {}
+    for index, result in enumerate(results):
+        if result.frees_slot and result.wake_share and taken[index] is None:
+            spare.setdefault(result.task.company_id, []).append(index)
+    wanted = {company_id: len(indices) for company_id, indices in spare.items()}
+    attempts, drained = claim_for_shares(session, wanted, moment, moment + hand_over.lease, breaker)
+    for attempt in attempts:
+        taken[spare[attempt.task.company_id].pop(0)] = attempt
+    return left, taken, drained
+
+
+def claim_for_shares(
+    session: Session, wanted: dict[str, int], now: datetime, lease_until: datetime, breaker: Breaker
+) -> tuple[list[Attempt], set[str]]:
+    """Claim up to ``wanted[company]`` of each company's oldest deliveries waiting for its share of a worker's
+    slots; answers the attempts and the companies none of whose deliveries wait for a share any longer. A
+    taken delivery whose destination is at its limit waits for the destination instead (the claim's
+    admission)."""
+    attempts: list[Attempt] = []
+    drained: set[str] = set()
+    for company_id, count in wanted.items():
+        waiting = destinations.take_for_share(session, company_id, count, now)
+        if len(waiting) < count:
+            drained.add(company_id)
+        attempts.extend(claim(session, waiting, now, lease_until, breaker))
+    return attempts, drained
 
 
 def _next_attempt(session: Session, entry: Any, result: Finish) -> DeliveryTask | None:

@@ -7,6 +7,9 @@ A finished call wakes the oldest waiting deliveries its destination can take (th
 again and claimed as any delivery), and the leader's sweep wakes those whose destination has room for
 another reason (a rate bucket refilled, a Retry-After or a probe interval over, a worker gone).
 
+Deliveries of a company at its share of a worker's slots wait the same way, ``waiting_for`` their company's
+marker (core/webhooks/fair_share.py); the company's ending calls take them (``take_for_share``).
+
 Admission takes the destinations' handler-resource rows ``FOR UPDATE`` (PostgreSQL; SQLite's write lock
 serialises every writer), so the workers' claims for one destination take turns and its limits hold across
 processes. Calls in flight are counted, not kept: the PROCESSING entries for the destination.
@@ -24,6 +27,7 @@ from sqlalchemy import Table, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from core.webhooks import fair_share
 from core.webhooks.destinations import Breaker, Circuit, Limits, Outcome, State, admit, after, capacity, fresh
 from schemas.deliveries import DeliveryTask
 from sinks.db.index_hints import unindexed
@@ -35,6 +39,9 @@ _STATES = cast(Table, DestinationState.__table__)
 _STATE_FIELDS = [item.name for item in fields(State) if item.name != "circuit"]
 # Resource types whose resource is a handler resource with limits (an svcdb write names a table).
 LIMITED_TYPES = frozenset({"AGENT", "TOOL", "MANAGER"})
+# How many deliveries waiting for a company's share the leader's sweep wakes a round, for a company holding no
+# slot anywhere: the first of them to be claimed hands its slot on as its calls end.
+SHARE_WAKE = 16
 
 
 def of(resource_type: str | None, resource_id: str | None) -> str | None:
@@ -200,40 +207,76 @@ def _wake(
         room = capacity(states[resource_id], destination.limits, counts[resource_id], now)
         if room <= 0:
             continue
-        ids = list(
-            session.scalars(
-                select(_ENTRIES.c.id)
-                .where(_ENTRIES.c.waiting_for == resource_id)
-                .order_by(_ENTRIES.c.queued_at)
-                .limit(room)
-                .with_for_update(skip_locked=True)
-            )
-        )
-        if not ids:
-            continue
-        rows = session.execute(
-            update(_ENTRIES)
-            .where(_ENTRIES.c.id.in_(ids), unindexed(_ENTRIES.c.status) == QUEUED)
-            .values(waiting_for=None, dispatched_at=now)
-            .returning(
-                _ENTRIES.c.id,
-                _ENTRIES.c.execution_id,
-                _ENTRIES.c.webhook_id,
-                _ENTRIES.c.company_id,
-                _ENTRIES.c.attempt_number,
-            )
-        )
-        woken[resource_id] = [
-            DeliveryTask(
-                entry_id=row.id,
-                execution_id=row.execution_id,
-                webhook_id=row.webhook_id,
-                company_id=row.company_id,
-                attempt_number=row.attempt_number,
-            )
-            for row in rows
-        ]
+        tasks = _take_waiting(session, resource_id, room, now)
+        if tasks:
+            woken[resource_id] = tasks
     return woken
+
+
+def _take_waiting(session: Session, waiting_for: str, limit: int, now: datetime) -> list[DeliveryTask]:
+    """The oldest ``limit`` deliveries waiting for ``waiting_for``, no longer waiting: marked dispatched now
+    (the caller claims them or hands them to Kafka)."""
+    ids = list(
+        session.scalars(
+            select(_ENTRIES.c.id)
+            .where(_ENTRIES.c.waiting_for == waiting_for)
+            .order_by(_ENTRIES.c.queued_at)
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+    )
+    if not ids:
+        return []
+    rows = session.execute(
+        update(_ENTRIES)
+        .where(_ENTRIES.c.id.in_(ids), unindexed(_ENTRIES.c.status) == QUEUED)
+        .values(waiting_for=None, dispatched_at=now)
+        .returning(
+            _ENTRIES.c.id,
+            _ENTRIES.c.execution_id,
+            _ENTRIES.c.webhook_id,
+            _ENTRIES.c.company_id,
+            _ENTRIES.c.attempt_number,
+        )
+    )
+    return [
+        DeliveryTask(
+            entry_id=row.id,
+            execution_id=row.execution_id,
+            webhook_id=row.webhook_id,
+            company_id=row.company_id,
+            attempt_number=row.attempt_number,
+        )
+        for row in rows
+    ]
+
+
+def wait_for_share(session: Session, tasks: Sequence[DeliveryTask], now: datetime) -> None:
+    """The deliveries of companies at their share of a worker's slots wait (core/webhooks/fair_share.py):
+    QUEUED, not handed to Kafka, ``waiting_for`` their company's marker."""
+    by_company: dict[str, list[str]] = defaultdict(list)
+    for task in tasks:
+        by_company[task.company_id].append(task.entry_id)
+    for company_id, entry_ids in by_company.items():
+        session.execute(
+            update(_ENTRIES)
+            .where(
+                _ENTRIES.c.id.in_(entry_ids),
+                unindexed(_ENTRIES.c.company_id) == company_id,
+                unindexed(_ENTRIES.c.status) == QUEUED,
+            )
+            .values(
+                waiting_for=fair_share.marker(company_id),
+                waiting_since=func.coalesce(_ENTRIES.c.waiting_since, now),
+                dispatched_at=None,
+                available_at=None,
+            )
+        )
+
+
+def take_for_share(session: Session, company_id: str, limit: int, now: datetime) -> list[DeliveryTask]:
+    """The company's oldest ``limit`` deliveries waiting for its share, taken (its slots handed on)."""
+    return _take_waiting(session, fair_share.marker(company_id), limit, now)
 
 
 def any_waiting(session: Session) -> bool:
@@ -243,12 +286,17 @@ def any_waiting(session: Session) -> bool:
 
 
 def wake_waiting(session: Session, now: datetime, limit: int = 1_000) -> list[DeliveryTask]:
-    """The leader's sweep: wake the waiting deliveries whose destination has room now."""
-    resource_ids = list(
+    """The leader's sweep: wake the waiting deliveries whose destination has room now, and a few of those
+    waiting for the share of a company that holds no slot anywhere (the worker that would have handed its
+    slots over stopped)."""
+    waited_for = list(
         session.scalars(
             select(_ENTRIES.c.waiting_for).where(_ENTRIES.c.waiting_for.is_not(None)).distinct().limit(limit)
         )
     )
+    companies = [company for company in map(fair_share.company_of, waited_for) if company is not None]
+    resource_ids = [item for item in waited_for if fair_share.company_of(item) is None]
+    woken_shares = _wake_shares(session, companies, now)
     destinations = _destinations(session, resource_ids, lock=False)
     gone = [resource_id for resource_id in resource_ids if resource_id not in destinations]
     if gone:
@@ -259,9 +307,27 @@ def wake_waiting(session: Session, now: datetime, limit: int = 1_000) -> list[De
             .values(waiting_for=None, available_at=now)
         )
     if not destinations:
-        return []
+        return woken_shares
     woken = _wake(session, _states(session, destinations, now), destinations, now)
-    return [task for tasks in woken.values() for task in tasks]
+    return woken_shares + [task for tasks in woken.values() for task in tasks]
+
+
+def _wake_shares(session: Session, companies: list[str], now: datetime) -> list[DeliveryTask]:
+    if not companies:
+        return []
+    holding = set(
+        session.scalars(
+            select(_ENTRIES.c.company_id)
+            .where(_ENTRIES.c.status == PROCESSING, unindexed(_ENTRIES.c.company_id).in_(companies))
+            .distinct()
+        )
+    )
+    return [
+        task
+        for company in companies
+        if company not in holding
+        for task in take_for_share(session, company, SHARE_WAKE, now)
+    ]
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,19 @@ def limited_tool(
     return created.resource_id
 
 
+def outsider_webhook(world: World, url: str, **limits: Any) -> tuple[str, str]:
+    """A webhook of the other company calling a TOOL of its own at ``url``; its id and key."""
+    theirs = world.api.ok(world.outsider, "create", {"webhookConfig": {"name": "other"}})["webhook"]
+    tool = limited_tool(world, url, company_id=theirs["companyId"], user=world.outsider, **limits)
+    config = {
+        "name": "other",
+        "resourceExecutionConfig": {"resourceType": "TOOL", "resourceId": tool, "variables": {}},
+    }
+    world.api.ok(world.outsider, "update", {"webhookId": theirs["id"], "webhookConfig": config})
+    key = world.api.ok(world.outsider, "refresh-api-key", {"webhookId": theirs["id"]})["apiKey"]
+    return str(theirs["id"]), str(key)
+
+
 def trigger(ingress: Ingress, webhook_id: str, key: str, count: int, tag: str) -> None:
     for n in range(count):
         answer = ingress.client.post(
@@ -105,28 +118,21 @@ def test_a_burst_at_a_small_endpoint_keeps_to_its_limit_and_another_company_is_n
 ) -> None:
     slow_tool = limited_tool(world, endpoint.url, max_concurrency=4)
     slow_hook, slow_key = tool_webhook(world, slow_tool)
-    theirs = world.api.ok(world.outsider, "create", {"webhookConfig": {"name": "fast"}})["webhook"]
-    fast_tool = limited_tool(world, handler.url, company_id=theirs["companyId"], user=world.outsider)
-    config = {
-        "name": "fast",
-        "resourceExecutionConfig": {"resourceType": "TOOL", "resourceId": fast_tool, "variables": {}},
-    }
-    world.api.ok(world.outsider, "update", {"webhookId": theirs["id"], "webhookConfig": config})
-    fast_key = world.api.ok(world.outsider, "refresh-api-key", {"webhookId": theirs["id"]})["apiKey"]
+    fast_hook, fast_key = outsider_webhook(world, handler.url)
 
     # 800 keep the suite's load down; bench/bench_destinations.py sends the issue's 2,000.
     burst = 800
     trigger(ingress, slow_hook, slow_key, burst, "s")
     # Meanwhile the other company's deliveries, one every 50 ms.
     for n in range(40):
-        trigger(ingress, theirs["id"], fast_key, 1, f"f{n}")
+        trigger(ingress, fast_hook, fast_key, 1, f"f{n}")
         time.sleep(0.05)
     listed = ingress.client.post(DESTINATIONS, headers={"Authorization": world.admin.key}, json={}).json()
     ours = {d["resourceId"]: d for d in listed["destinations"]}[slow_tool]
     assert ours["maxConcurrency"] == 4 and ours["state"] == "CLOSED"
     assert ours["inFlight"] <= 4
 
-    fast = settled(world, world.outsider, theirs["id"], 40)
+    fast = settled(world, world.outsider, fast_hook, 40)
     done = settled(world, world.owner, slow_hook, burst)
     # Not slowed: the other company's deliveries start about as soon as a lone delivery would (the bound is
     # generous for a loaded machine), while the burst's own deliveries wait seconds for their destination.
@@ -232,3 +238,44 @@ def test_only_company_admins_see_the_destinations(world: World, ingress: Ingress
     assert all(d["name"] != "limited" for d in other["destinations"])
     refused = ingress.client.post(DESTINATIONS, headers={"Authorization": world.alice.key}, json={})
     assert refused.status_code == 403 and refused.json()["errors"]
+
+
+class SmallPoolWorker(Worker):
+    def env(self) -> dict[str, str]:
+        return {**super().env(), "SVC_WORKER_CONCURRENCY": "8"}
+
+
+def test_a_company_busy_at_many_destinations_leaves_another_its_share_of_the_worker(
+    world: World, ingress: Ingress, kafka_settings: Settings, tmp_path: Path
+) -> None:
+    # Company A: four destinations of 4 calls each (16 > the worker's 8 slots), 60 deliveries to each.
+    busy_endpoint = LimitedEndpoint(slots=16, call_seconds=0.3)
+    other_endpoint = LimitedEndpoint(slots=4, call_seconds=0.3)
+    worker = SmallPoolWorker(kafka_settings, tmp_path / "worker.log")
+    worker.start()
+    try:
+        with serving(busy_endpoint), serving(other_endpoint):
+            hooks = []
+            for n in range(4):
+                tool = limited_tool(world, busy_endpoint.url, max_concurrency=4)
+                hooks.append(tool_webhook(world, tool, name=f"busy-{n}"))
+            other_hook, other_key = outsider_webhook(world, other_endpoint.url, max_concurrency=4)
+            for n in range(60):
+                for index, (hook, key) in enumerate(hooks):
+                    trigger(ingress, hook, key, 1, f"a{index}-{n}")
+            time.sleep(1)  # A's calls hold every slot of the worker, and its other deliveries wait
+            for n in range(10):
+                trigger(ingress, other_hook, other_key, 1, f"b{n}")
+                time.sleep(0.1)
+
+            other = settled(world, world.outsider, other_hook, 10)
+            busy = [entry for hook, _ in hooks for entry in settled(world, world.owner, hook, 60)]
+    finally:
+        worker.stop()
+    # Without shares, B's deliveries would wait for a whole destination of A to drain (15 calls of 0.3 s).
+    other_wait = statistics.median(waited(other))
+    assert other_wait < 2.0, waited(other)
+    assert other_wait * 2 < statistics.median(waited(busy)), (waited(other), statistics.median(waited(busy)))
+    assert {(e["status"], e["attemptNumber"]) for e in busy + other} == {("SUCCESS", 1)}
+    assert len(busy) == 240 and len({call["executionId"] for call in busy_endpoint.succeeded()}) == 240
+    assert busy_endpoint.most_in_flight <= 8
