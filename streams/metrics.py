@@ -1,6 +1,6 @@
 """A worker's Prometheus metrics, on a listener of its own (`SVC_METRICS_HOST`:`SVC_WORKER_METRICS_PORT`,
 sinks/metrics_listener.py, the ingress's kind): delivery attempts by outcome, handler latency, queue lag,
-scheduled runs and query jobs by final status (docs/observability.md).
+scheduled runs and query jobs by final status (docs/operations.md#metrics).
 
 Labels are the few values of an enum, never an id, and every child is made here once: prometheus_client's
 ``labels()`` takes a lock and builds a key on each call, which the delivery path should not pay."""
