@@ -3,16 +3,14 @@ one fails with no retry left, and the counts, the handler latency and a queue-la
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-import httpx
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from schemas.settings import Settings
 from sinks.embedded_broker import process as broker
 from tests.fixtures.handler import RecordingHandler
+from tests.fixtures.metrics import Samples, sample, scraped_when
 from tests.fixtures.stack import Ingress, make_settings
 from tests.fixtures.worker import Worker
 from tests.integration.webhooks.conftest import World
@@ -28,32 +26,8 @@ def kafka_settings(tmp_path: Path, kafka_bootstrap: str) -> Settings:
     )
 
 
-def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    """Every sample the listener serves, by name and labels."""
-    answer = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10)
-    assert answer.status_code == 200, answer.text
-    assert answer.headers["X-Request-Id"]
-    return {
-        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
-        for family in text_string_to_metric_families(answer.text)
-        for sample in family.samples
-    }
-
-
-def attempts(samples: dict[tuple[str, tuple[tuple[str, str], ...]], float], status: str, final: str) -> float:
-    return samples[("svc_delivery_attempts_total", (("final", final), ("status", status)))]
-
-
-def scraped_when(
-    port: int, done: object, timeout: float = 30
-) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    """The worker counts an attempt just after its outcome commits, as the history shows it: wait a little."""
-    deadline = time.monotonic() + timeout
-    while True:
-        samples = scrape(port)
-        if done(samples) or time.monotonic() > deadline:  # type: ignore[operator]
-            return samples
-        time.sleep(0.1)
+def attempts(samples: Samples, status: str, final: str) -> float:
+    return sample(samples, "svc_delivery_attempts_total", status=status, final=final)
 
 
 def trigger(ingress: Ingress, webhook_id: str, key: str) -> None:
@@ -88,12 +62,12 @@ def test_the_worker_counts_attempts_by_outcome_and_observes_handler_latency_and_
     assert attempts(samples, "SUCCESS", "true") == 1
     assert attempts(samples, "FAILED", "true") == 1
     assert attempts(samples, "FAILED", "false") == 0
-    assert samples[("svc_delivery_handler_seconds_count", ())] == 2
-    assert samples[("svc_delivery_queue_lag_seconds_count", ())] == 2
-    lag = samples[("svc_delivery_queue_lag_seconds_sum", ())]
+    assert sample(samples, "svc_delivery_handler_seconds_count") == 2
+    assert sample(samples, "svc_delivery_queue_lag_seconds_count") == 2
+    lag = sample(samples, "svc_delivery_queue_lag_seconds_sum")
     assert 0 < lag < 60
     # Every bucket at or above the slowest lag holds both observations.
-    assert samples[("svc_delivery_queue_lag_seconds_bucket", (("le", "60.0"),))] == 2
+    assert sample(samples, "svc_delivery_queue_lag_seconds_bucket", le="60.0") == 2
     # The other areas' series exist from the start, at zero until something ends.
-    assert samples[("svc_scheduled_runs_total", (("status", "SUCCEEDED"),))] == 0
-    assert samples[("svc_query_jobs_total", (("kind", "QUERY"), ("state", "SUCCEEDED")))] == 0
+    assert sample(samples, "svc_scheduled_runs_total", status="SUCCEEDED") == 0
+    assert sample(samples, "svc_query_jobs_total", kind="QUERY", state="SUCCEEDED") == 0
