@@ -21,6 +21,7 @@ from sinks.metrics_listener import MetricsListener
 _HANDLER_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900)
 # Queue lag is milliseconds when the workers keep up and minutes after an outage or a broker restart.
 _LAG_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600)
+# What a run a worker acted on ends with (SKIPPED: an svcdb action whose table is gone, told to skip).
 _ENDED_RUNS = (RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.SKIPPED)
 
 
