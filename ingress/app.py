@@ -15,7 +15,6 @@ from ingress.analytics import calls, intake, job_results, jobs, loads, table_adm
 from ingress.analytics.inline_queries import InlineQueries
 from ingress.auth_throttle import AuthThrottle
 from ingress.console import routes as console
-from ingress.metrics_listener import MetricsListener
 from ingress.middleware import AccessLog, EdgeMiddleware, HttpMetrics
 from ingress.ratelimit import RateLimiter, RowQuota
 from ingress.scheduled import backfill, controls, preview
@@ -35,6 +34,7 @@ from sinks.iceberg.catalog import catalog_for
 from sinks.iceberg.masking import Masker
 from sinks.iceberg.read_cache import TableReads
 from sinks.kafka import Publisher
+from sinks.metrics_listener import MetricsListener
 from sinks.objectstore import object_store
 from sinks.scripting.workers import configure_default_pool
 from sinks.telemetry import Spans

@@ -1,4 +1,4 @@
-"""Liveness and readiness. Prometheus metrics have their own listener (ingress/metrics_listener.py).
+"""Liveness and readiness. Prometheus metrics have their own listener (sinks/metrics_listener.py).
 
 Readiness checks the metadata database and the broker, and the storage: ``full`` while a file system of the
 local storage is short of room (``sinks/storage_space.py``) or a write was refused for lack of space within

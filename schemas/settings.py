@@ -711,15 +711,27 @@ class Settings(BaseSettings):
         1000, ge=0, description="A request this slow is logged under `SVC_ACCESS_LOG=errors`."
     )
     # Prometheus metrics: their own listener, loopback by default, never the public port. 0 serves none.
-    # `svc up` gives its ingress processes this port and the ones after it (ingress-2 on port + 1, ...).
+    # `svc up` gives its ingress processes this port and the ones after it (ingress-2 on port + 1, ...), and
+    # its workers worker_metrics_port and the ones after it.
     metrics_host: str = Field(
-        "127.0.0.1", description="Address of each ingress process's Prometheus listener."
+        "127.0.0.1", description="Address of each ingress and worker process's Prometheus listener."
     )
     metrics_port: int = Field(
         9464,
         ge=0,
         le=65535,
-        description="Port of that listener (`svc up`: ingress-2 on port + 1, ...); `0` serves no metrics.",
+        description=(
+            "Port of the ingress's listener (`svc up`: ingress-2 on port + 1, ...); `0` serves no metrics."
+        ),
+    )
+    worker_metrics_port: int = Field(
+        9564,
+        ge=0,
+        le=65535,
+        description=(
+            "Port of a worker's listener: delivery attempts, handler latency, queue lag, scheduled runs and "
+            "query jobs (`svc up`: worker-2 on port + 1, ...); `0` serves no worker metrics."
+        ),
     )
     shutdown_timeout_seconds: float = Field(
         20.0, gt=0, description="How long a child may take to drain on stop before it is killed."

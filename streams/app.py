@@ -11,6 +11,7 @@ from schemas.topics import ANALYTICS_JOBS
 from sinks.embedded_broker.consumer_topics import follow_generations, signal_of, topic_names
 from sinks.embedded_broker.fetch_wait import FetchWait
 from sinks.embedded_broker.profile import tuning_of
+from streams.metrics import MetricsService, WorkerMetrics
 
 Area = Callable[[faust.App, Settings], None]
 
@@ -55,6 +56,9 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = (), app_id: str | 
     )
     signal = signal_of(settings)
     app.svc_generations = signal  # type: ignore[attr-defined]
+    metrics = WorkerMetrics()
+    app.svc_metrics = metrics  # type: ignore[attr-defined]
+    app.service(MetricsService(metrics, settings.metrics_host, settings.worker_metrics_port))  # type: ignore[arg-type]
     for register in areas:
         register(app, settings)
     if settings.embedded_broker_signal_file is not None:
@@ -73,3 +77,9 @@ def raw_topic(app: faust.App, settings: Settings, name: str) -> faust.TopicT:
         value_serializer="raw",
         key_serializer="raw",
     )
+
+
+def metrics_of(app: faust.App) -> WorkerMetrics:
+    """The process's metrics, which every area counts in (one registry, one listener)."""
+    found = getattr(app, "svc_metrics", None)
+    return found if isinstance(found, WorkerMetrics) else WorkerMetrics()

@@ -32,6 +32,7 @@ from sinks.handlers import HandlerInvoker
 from sinks.kafka import Publisher
 from sinks.storage_full import full
 from sinks.svcdb_queue import SvcDbQueue
+from streams.metrics import WorkerMetrics
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -86,9 +87,12 @@ class WorkerRuntime(mode.Service):
     """The lifecycle every worker area shares: DB engine and group committer, the process's producer, and
     the tasks in flight, which a stop lets finish."""
 
-    def __init__(self, settings: Settings, *, name: str, **kwargs: Any) -> None:
+    def __init__(
+        self, settings: Settings, *, name: str, metrics: WorkerMetrics | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.settings = settings
+        self.metrics = metrics or WorkerMetrics()
         self.engine = make_engine(settings.resolved_database_url)
         self.sessions = make_sessions(self.engine)
         self.backoff = Backoff()
@@ -145,8 +149,10 @@ class WorkerRuntime(mode.Service):
 class HandlerRuntime(WorkerRuntime):
     """A worker area that runs handlers: adds the handler invoker and the svcdb queue."""
 
-    def __init__(self, settings: Settings, *, name: str, **kwargs: Any) -> None:
-        super().__init__(settings, name=name, **kwargs)
+    def __init__(
+        self, settings: Settings, *, name: str, metrics: WorkerMetrics | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(settings, name=name, metrics=metrics, **kwargs)
         self.svcdb = SvcDbQueue(self.committer, self.sessions, self.publisher)
         self.invoker = HandlerInvoker(self.publisher)
         self._handlers: Expiring[tuple[str, str], Registration | None] = Expiring(

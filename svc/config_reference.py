@@ -87,7 +87,8 @@ _AREA_OF: dict[str, tuple[str, ...]] = {
         "sql_analysis_in_sandbox", "sql_analysis_cpu_ms",
     ),
     "observability": (
-        "log_level", "access_log", "access_log_slow_ms", "metrics_host", "metrics_port", "otlp_endpoint",
+        "log_level", "access_log", "access_log_slow_ms", "metrics_host", "metrics_port",
+        "worker_metrics_port", "otlp_endpoint",
         "otlp_timeout_seconds",
     ),
 }  # fmt: skip

@@ -106,7 +106,7 @@ def object_store_description(settings: Settings) -> str:
 
 
 def shape_lines(settings: Settings, *, bootstrap: str, counts: ProcessCounts, port: int) -> list[str]:
-    """One line each: database, broker, warehouse, object store, ingress and worker processes."""
+    """One line each: database, broker, warehouse, object store, ingress and worker processes, metrics."""
     rows = [
         ("database", database_location(settings.resolved_database_url)),
         ("broker", broker_description(settings, bootstrap)),
@@ -114,7 +114,7 @@ def shape_lines(settings: Settings, *, bootstrap: str, counts: ProcessCounts, po
         ("object store", object_store_description(settings)),
         ("ingress", f"{_processes(counts.ingress)} {_on(counts.ingress)} {settings.host}:{port}"),
         ("workers", f"{_processes(counts.workers)} in consumer group {settings.worker_id}"),
-        ("metrics", metrics_description(settings, counts.ingress)),
+        ("metrics", metrics_description(settings, counts)),
     ]
     width = max(len(label) for label, _ in rows) + 1
     return [f"{label + ':':<{width}} {value}" for label, value in rows]
@@ -123,17 +123,46 @@ def shape_lines(settings: Settings, *, bootstrap: str, counts: ProcessCounts, po
 def metrics_ports(settings: Settings, ingress_count: int) -> list[int]:
     """The metrics port of each ingress process (ingress-1 first): consecutive from the setting's; none
     when it is 0."""
-    if settings.metrics_port == 0:
-        return []
-    return [settings.metrics_port + index for index in range(ingress_count)]
+    return _consecutive(settings.metrics_port, ingress_count)
 
 
-def metrics_description(settings: Settings, ingress_count: int) -> str:
-    ports = metrics_ports(settings, ingress_count)
-    if not ports:
-        return "off (SVC_METRICS_PORT=0)"
-    span = str(ports[0]) if len(ports) == 1 else f"{ports[0]}-{ports[-1]}"
-    return f"http://{settings.metrics_host}:{span}/metrics"
+def worker_metrics_ports(settings: Settings, worker_count: int) -> list[int]:
+    """The metrics port of each worker (worker-1 first), as ``metrics_ports`` gives the ingress's."""
+    return _consecutive(settings.worker_metrics_port, worker_count)
+
+
+def _consecutive(first: int, count: int) -> list[int]:
+    return [] if first == 0 else [first + index for index in range(count)]
+
+
+def metrics_port_clash(settings: Settings, counts: ProcessCounts) -> str | None:
+    """The line ``svc up`` stops with when the ingress's and the workers' metrics ports overlap, else None."""
+    ingress = metrics_ports(settings, counts.ingress)
+    workers = worker_metrics_ports(settings, counts.workers)
+    if not set(ingress) & set(workers):
+        return None
+    return (
+        f"the ingress's metrics ports ({_span(ingress)}) and the workers' ({_span(workers)}) overlap: "
+        "set SVC_METRICS_PORT and SVC_WORKER_METRICS_PORT further apart"
+    )
+
+
+def metrics_description(settings: Settings, counts: ProcessCounts) -> str:
+    ingress = metrics_ports(settings, counts.ingress)
+    workers = worker_metrics_ports(settings, counts.workers)
+    host = settings.metrics_host
+    parts = [
+        f"http://{host}:{_span(ports)}/metrics ({role})"
+        for role, ports in (("ingress", ingress), ("workers", workers))
+        if ports
+    ]
+    if not parts:
+        return "off (SVC_METRICS_PORT=0, SVC_WORKER_METRICS_PORT=0)"
+    return ", ".join(parts)
+
+
+def _span(ports: list[int]) -> str:
+    return str(ports[0]) if len(ports) == 1 else f"{ports[0]}-{ports[-1]}"
 
 
 def _on(count: int) -> str:

@@ -208,7 +208,7 @@ def run_up(settings: Settings) -> int:
     signal.signal(signal.SIGINT, stop)
 
     counts = shape.process_counts(settings, os.cpu_count())
-    refusal = shape.sqlite_refusal(settings, counts)
+    refusal = shape.sqlite_refusal(settings, counts) or shape.metrics_port_clash(settings, counts)
     if refusal is not None:
         print(f"svc up: {refusal}", file=sys.stderr, flush=True)
         return 2
@@ -290,6 +290,13 @@ def run_up(settings: Settings) -> int:
         supervisor.stop_all(settings.shutdown_timeout_seconds)
 
 
+def _spawn_worker(
+    command: list[str], env: dict[str, str], port: int, niceness: int
+) -> subprocess.Popen[bytes]:
+    """``env`` is read at each start, not copied once: a broker's restart adds its start time to it."""
+    return children.spawn(command, env=dict(env, SVC_WORKER_METRICS_PORT=str(port)), niceness=niceness)
+
+
 def _start_roles(supervisor: Supervisor, resolved: Settings, counts: shape.ProcessCounts, fd: int) -> None:
     env = dict(
         os.environ,
@@ -302,12 +309,12 @@ def _start_roles(supervisor: Supervisor, resolved: Settings, counts: shape.Proce
         env["SVC_EMBEDDED_BROKER_SIGNAL_FILE"] = str(supervisor.embedded.signal_path)
     supervisor.worker_env = env
     command = [sys.executable, "-m", "svc"]
+    worker_ports = shape.worker_metrics_ports(resolved, counts.workers)
     for index in range(1, counts.workers + 1):
         name = f"worker-{index}"
         worker = [*command, "worker", "--name", name]
-        supervisor.start(
-            name, "worker", partial(children.spawn, worker, env=env, niceness=resolved.worker_niceness)
-        )
+        port = worker_ports[index - 1] if worker_ports else 0
+        supervisor.start(name, "worker", partial(_spawn_worker, worker, env, port, resolved.worker_niceness))
     metrics_ports = shape.metrics_ports(resolved, counts.ingress)
     for index in range(1, counts.ingress + 1):
         name = f"ingress-{index}"

@@ -61,7 +61,7 @@ from sinks.query_engine import (
 from sinks.query_runs import execute, succeeded
 from sinks.result_orphans import sweep_orphan_results
 from sinks.storage_full import full
-from streams.app import raw_topic
+from streams.app import metrics_of, raw_topic
 from streams.runtime import WorkerRuntime, survive_outage
 
 log = logging.getLogger(__name__)
@@ -194,6 +194,8 @@ class AnalyticsRuntime(WorkerRuntime):
         if outcome is None or await _claimed(claim) is None:
             return  # someone else holds the job, or it ended while queued
         finished = await self.committer.run(partial(jobs.finish, job_id=job.id, outcome=outcome, now=now()))
+        if finished:
+            self.metrics.job_ended(job.kind, outcome.state.value)
         if not finished and outcome.result_key:
             # Cancelled while its result was being written: the result is nobody's.
             await asyncio.to_thread(delete_result, self.store, outcome.result_key)
@@ -404,7 +406,7 @@ class AnalyticsRuntime(WorkerRuntime):
 
 
 def register(app: faust.App, settings: Settings) -> None:
-    runtime = AnalyticsRuntime(settings)
+    runtime = AnalyticsRuntime(settings, metrics=metrics_of(app))
     runtime.fetch_wait = getattr(app, "svc_fetch_wait", None)
     app.service(runtime)  # type: ignore[arg-type] # an instance is accepted: Faust starts it with the app
 

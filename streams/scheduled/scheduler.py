@@ -38,7 +38,7 @@ from sinks.db.scheduled import runs as scheduled_runs
 from sinks.db.scheduled import sweeps
 from sinks.db.scheduled.events import Tick
 from sinks.db.scheduled.runs import RunWork
-from streams.app import raw_topic
+from streams.app import metrics_of, raw_topic
 from streams.runtime import HandlerRuntime, survive_outage
 from streams.scheduled.actions import act
 from streams.scheduled.dead_letters import BATCH as DEAD_LETTER_BATCH
@@ -226,10 +226,11 @@ class SchedulerRuntime(HandlerRuntime):
                 error=outcome.error,
             )
             await self.committer.run(Gathered(scheduled_batches.finish_plain_runs, end))
+            self.metrics.run_ended(status.value)
             return
         # The same rule as webhook deliveries: HTTP 408/425/429/5xx, timeouts and connection errors retry.
         retryable = status is RunStatus.FAILED and outcome.retryable
-        await self.committer.run(
+        ended = await self.committer.run(
             partial(
                 scheduled_runs.finish_run,
                 run_id=work.run_id,
@@ -243,13 +244,15 @@ class SchedulerRuntime(HandlerRuntime):
                 retry=self._retry_timing() if retryable else None,
             )
         )
+        if ended:  # not when a retry follows, nor when another attempt took the run over
+            self.metrics.run_ended(status.value)
 
     def _retry_timing(self) -> scheduled_retries.RetryTiming:
         return scheduled_retries.RetryTiming(self.retry_backoff, random.random())  # noqa: S311 - jitter
 
 
 def register(app: faust.App, settings: Settings) -> None:
-    runtime = SchedulerRuntime(settings)
+    runtime = SchedulerRuntime(settings, metrics=metrics_of(app))
     app.service(runtime)  # type: ignore[arg-type] # an instance is accepted: Faust starts it with the app
 
     @app.agent(raw_topic(app, settings, SCHEDULE_TICKS), name="run_scheduled_events")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -41,7 +42,7 @@ from sinks.db.group_commit import Gathered
 from sinks.db.webhooks import dedup, delivery_attempts, delivery_sweeps, destinations
 from sinks.db.webhooks.delivery_attempts import Attempt, Finish, Settled
 from sinks.telemetry import Spans, now_ns
-from streams.app import raw_topic
+from streams.app import metrics_of, raw_topic
 from streams.runtime import HandlerRuntime, survive_outage
 from streams.webhooks.delivery_handlers import call_handler, handler_timeout, retry_at
 from streams.webhooks.delivery_spans import attempt_spans
@@ -251,7 +252,12 @@ class DeliveryRuntime(HandlerRuntime):
                 attempt_number=task.attempt_number,
                 webhook_id=task.webhook_id,
             )
+            if attempt.queued_at is not None and task.attempt_number == 1:
+                # A retry's wait is mostly its retryDelaySeconds, not lag: first attempts only.
+                self.metrics.queue_lag.observe(max(0.0, called_ns / 1e9 - attempt.queued_at.timestamp()))
+            began = time.perf_counter()
             outcome = await call_handler(self, task, execution, request, config, span)
+            self.metrics.handler_seconds.observe(time.perf_counter() - began)
         ended = now()
         if span is not None and ingress is not None and self.spans.enabled:
             attempt_spans(self.spans, attempt, ingress, span, called_ns, outcome, execution or {})
@@ -275,6 +281,7 @@ class DeliveryRuntime(HandlerRuntime):
         settled = await self.committer.run(Gathered(self._settle_all, result))
         if settled.share_drained:
             self.parked.discard(task.company_id)
+        self.metrics.attempt_settled(outcome.ok, result.retry_at is None)
         if settled.next is not None:
             self._start(settled.next)
         try:
@@ -380,6 +387,7 @@ class DeliveryRuntime(HandlerRuntime):
                 judged=False,
             )
             settled = await self.committer.run(Gathered(self._settle_all, result))
+            self.metrics.attempt_settled(False, retry is None)
             if settled.woken:
                 await self.dispatch(settled.woken)
         if abandoned:
@@ -405,7 +413,7 @@ class DeliveryRuntime(HandlerRuntime):
 
 
 def register(app: faust.App, settings: Settings) -> None:
-    runtime = DeliveryRuntime(settings)
+    runtime = DeliveryRuntime(settings, metrics=metrics_of(app))
     app.service(runtime)  # type: ignore[arg-type] # an instance is accepted: Faust starts it with the app
 
     @app.agent(raw_topic(app, settings, WEBHOOK_DELIVERIES), name="deliver_webhooks")

@@ -276,12 +276,12 @@ def test_killed_children_are_restarted_and_every_accepted_delivery_ends(
     poll(lambda: not any(alive(pid) for pid in everyone), 30, "SIGKILL of svc up left orphans")
 
 
-def _scraped(port: int) -> bool:
+def _scraped(port: int, metric: str = "svc_http_requests_total") -> bool:
     try:
         answer = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5)
     except httpx.HTTPError:
         return False
-    return answer.status_code == 200 and "svc_http_requests_total" in answer.text
+    return answer.status_code == 200 and metric in answer.text
 
 
 def test_several_processes_on_postgresql_share_the_port_and_the_consumer_group(
@@ -292,7 +292,9 @@ def test_several_processes_on_postgresql_share_the_port_and_the_consumer_group(
         SVC_DATABASE_URL=postgres.new_database_url(),
         SVC_INGRESS_PROCESSES="2",
         SVC_WORKER_PROCESSES="2",
-        SVC_METRICS_PORT=str(metrics_port := free_port_run(2)),
+        # Two ingress ports, then two workers'.
+        SVC_METRICS_PORT=str(metrics_port := free_port_run(4)),
+        SVC_WORKER_METRICS_PORT=str(metrics_port + 2),
         SVC_ACCESS_LOG="all",  # which ingress process served each request: read from the access log
         **FAST_RECOVERY,
     )
@@ -303,11 +305,21 @@ def test_several_processes_on_postgresql_share_the_port_and_the_consumer_group(
         assert shape["ingress"].strip().startswith(f"2 processes sharing 127.0.0.1:{up.port}")
         assert shape["workers"].strip().startswith("2 processes in consumer group svc-worker")
         assert len(up.pids("ingress")) == 2 and len(up.pids("worker")) == 2
-        # Each ingress process has its own metrics listener, on consecutive ports.
+        # Each ingress process and each worker has its own metrics listener, on consecutive ports.
         ports = (metrics_port, metrics_port + 1)
-        assert shape["metrics"].strip() == f"http://127.0.0.1:{ports[0]}-{ports[1]}/metrics"
+        worker_ports = (metrics_port + 2, metrics_port + 3)
+        assert shape["metrics"].strip() == (
+            f"http://127.0.0.1:{ports[0]}-{ports[1]}/metrics (ingress), "
+            f"http://127.0.0.1:{worker_ports[0]}-{worker_ports[1]}/metrics (workers)"
+        )
         for port in ports:
             poll(partial(_scraped, port), 30, f"no metrics on port {port}")
+        for port in worker_ports:
+            poll(
+                partial(_scraped, port, "svc_delivery_attempts_total"),
+                30,
+                f"no worker metrics on port {port}",
+            )
         assert httpx.get(f"{up.url}/metrics", timeout=10).status_code == 404
         poll(lambda: _group_members(up) == 2, 30, "the two workers did not join one consumer group")
 

@@ -9,11 +9,13 @@ from svc.database import _reason
 from svc.shape import (
     ProcessCounts,
     database_location,
+    metrics_port_clash,
     metrics_ports,
     process_counts,
     shape_lines,
     sqlite_refusal,
     without_credentials,
+    worker_metrics_ports,
 )
 
 pytestmark = pytest.mark.unit
@@ -91,7 +93,8 @@ def test_the_shape_of_a_postgresql_stack_with_a_password_in_its_url(tmp_path: Pa
         "object store: s3://svc-objects/prod via http://minio:9000",
         "ingress:      4 processes sharing 127.0.0.1:8080",
         "workers:      2 processes in consumer group svc-worker",
-        "metrics:      http://127.0.0.1:9464-9467/metrics",
+        "metrics:      http://127.0.0.1:9464-9467/metrics (ingress), "
+        "http://127.0.0.1:9564-9565/metrics (workers)",
     ]
     text = "\n".join(lines)
     for secret in ("hunter2", "secret", "minio-user"):
@@ -108,16 +111,44 @@ def test_the_shape_of_the_default_stack(tmp_path: Path) -> None:
     assert lines[4:] == [
         "ingress:      1 process on 127.0.0.1:8080",
         "workers:      1 process in consumer group svc-worker",
-        "metrics:      http://127.0.0.1:9464/metrics",
+        "metrics:      http://127.0.0.1:9464/metrics (ingress), http://127.0.0.1:9564/metrics (workers)",
     ]
 
 
 def test_metrics_ports_are_consecutive_per_ingress_process_and_none_when_off(tmp_path: Path) -> None:
     assert metrics_ports(settings(tmp_path, metrics_port=9500), 3) == [9500, 9501, 9502]
     assert metrics_ports(settings(tmp_path, metrics_port=0), 3) == []
-    off = settings(tmp_path, metrics_port=0)
+    off = settings(tmp_path, metrics_port=0, worker_metrics_port=0)
     lines = shape_lines(off, bootstrap="b:1", counts=ProcessCounts(ingress=2, workers=1), port=80)
-    assert lines[-1] == "metrics:      off (SVC_METRICS_PORT=0)"
+    assert lines[-1] == "metrics:      off (SVC_METRICS_PORT=0, SVC_WORKER_METRICS_PORT=0)"
+
+
+def test_worker_metrics_ports_are_consecutive_per_worker_and_printed_beside_the_ingress_ones(
+    tmp_path: Path,
+) -> None:
+    assert worker_metrics_ports(settings(tmp_path, worker_metrics_port=9600), 3) == [9600, 9601, 9602]
+    assert worker_metrics_ports(settings(tmp_path, worker_metrics_port=0), 3) == []
+    both = settings(tmp_path, metrics_port=9500, worker_metrics_port=9600)
+    lines = shape_lines(both, bootstrap="b:1", counts=ProcessCounts(ingress=2, workers=3), port=80)
+    assert lines[-1] == (
+        "metrics:      http://127.0.0.1:9500-9501/metrics (ingress), "
+        "http://127.0.0.1:9600-9602/metrics (workers)"
+    )
+    workers_only = settings(tmp_path, metrics_port=0, worker_metrics_port=9600)
+    lines = shape_lines(workers_only, bootstrap="b:1", counts=ProcessCounts(ingress=1, workers=1), port=80)
+    assert lines[-1] == "metrics:      http://127.0.0.1:9600/metrics (workers)"
+
+
+def test_overlapping_metrics_ports_are_refused(tmp_path: Path) -> None:
+    counts = ProcessCounts(ingress=3, workers=2)
+    assert metrics_port_clash(settings(tmp_path), counts) is None
+    assert metrics_port_clash(settings(tmp_path, metrics_port=9500, worker_metrics_port=9503), counts) is None
+    assert metrics_port_clash(settings(tmp_path, metrics_port=0, worker_metrics_port=9464), counts) is None
+    clash = metrics_port_clash(settings(tmp_path, metrics_port=9500, worker_metrics_port=9502), counts)
+    assert clash == (
+        "the ingress's metrics ports (9500-9502) and the workers' (9502-9503) overlap: "
+        "set SVC_METRICS_PORT and SVC_WORKER_METRICS_PORT further apart"
+    )
 
 
 def test_an_external_broker_is_named_by_its_bootstrap(tmp_path: Path) -> None:

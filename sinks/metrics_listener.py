@@ -1,9 +1,11 @@
-"""Prometheus metrics on a listener of their own (`SVC_METRICS_HOST`:`SVC_METRICS_PORT`), not the public port.
+"""Prometheus metrics on a listener of their own, not the public port: the ingress's on
+`SVC_METRICS_HOST`:`SVC_METRICS_PORT`, a worker's on `SVC_METRICS_HOST`:`SVC_WORKER_METRICS_PORT`.
 
-The public port faces tenants and the internet; request counts per route and status are for the operator's
-scraper. A separate listener bound to loopback by default is the usual shape of a Prometheus target. A port
-that cannot be bound is logged and skipped: metrics are not worth refusing traffic for, and a restarted
-process racing its predecessor for the port must still serve."""
+The public port faces tenants and the internet; request counts per route and status, and a worker's delivery
+outcomes, are for the operator's scraper. A separate listener bound to loopback by default is the usual shape
+of a Prometheus target. A port that cannot be bound is logged and skipped: metrics are not worth refusing
+traffic for, and a restarted process racing its predecessor for the port must still serve. One
+implementation for both roles, here in sinks, which the ingress and the workers may both import."""
 
 from __future__ import annotations
 
