@@ -274,7 +274,7 @@ def test_a_company_busy_at_many_destinations_leaves_another_its_share_of_the_wor
         worker.stop()
     # Without shares, B's deliveries would wait for a whole destination of A to drain (15 calls of 0.3 s).
     other_wait = statistics.median(waited(other))
-    assert other_wait < 2.0, waited(other)
+    assert other_wait < 3.0, waited(other)
     assert other_wait * 2 < statistics.median(waited(busy)), (waited(other), statistics.median(waited(busy)))
     assert {(e["status"], e["attemptNumber"]) for e in busy + other} == {("SUCCESS", 1)}
     assert len(busy) == 240 and len({call["executionId"] for call in busy_endpoint.succeeded()}) == 240
