@@ -581,8 +581,11 @@ def _console_results(
     deep = endpoint.history(min(1_000, args.rows // PAGE_SIZE - 1), None)
     execution_ids = console_pages.execution_ids_of(first) + console_pages.execution_ids_of(deep)
     cases = console_pages.cases(endpoint.webhook_id, newest_queued_at, order_text, execution_ids)
-    with console_pages.signed_in_client(base_url, key) as client:
+    client = console_pages.signed_in_client(base_url, key)
+    try:
         return [console_pages.measure(client, case, args.console_requests) for case in cases]
+    finally:
+        client.close()
 
 
 def main() -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from urllib.parse import parse_qs
 
+from ingress.console import pages
 from ingress.console.attempts import attempt_rows, response_excerpt
 from schemas.console import DeliveryFilter
 
@@ -75,3 +76,37 @@ def test_attempts_are_listed_first_attempt_first() -> None:
         (2, "SUCCESS", "", "HTTP 200: ok"),
     ]
     assert rows[0].trace_id == "ab" * 16
+
+
+def test_the_view_renders_a_webhook_without_a_handler_and_keeps_the_filters_in_its_page_links() -> None:
+    chosen = DeliveryFilter.model_validate({"from": "2026-12-01T00:00:00Z", "body": '"><b>', "page": "0"})
+    webhook = {
+        "id": "w1",
+        "isEnabled": True,
+        "webhookConfig": {"name": "orders"},
+        "sharingLevel": "PRIVATE",
+        "userAccessLevel": "ADMIN",
+        "apiKeyId": "k1",
+    }
+    page = pages.render(
+        "webhook.html",
+        csrf="t",
+        me=None,
+        nav="webhooks",
+        errors=[],
+        webhook=webhook,
+        mappings="",
+        history=[],
+        total_pages=3,
+        total=60,
+        chosen=chosen,
+        history_errors=[],
+        search_limited=True,
+        search_limit=5_000,
+        page_query=chosen.query,
+        statuses=DeliveryFilter.STATUSES,
+    )
+    html = bytes(page.body).decode()
+    assert "Only the newest 5,000 deliveries of this range were searched" in html
+    assert 'href="?from=2026-12-01T00%3A00%3A00Z&amp;body=%22%3E%3Cb%3E&amp;page=1"' in html
+    assert 'value="&#34;&gt;&lt;b&gt;"' in html and '"><b>' not in html
