@@ -45,7 +45,9 @@ def iso(stored: str) -> str:
     return datetime.fromisoformat(stored).isoformat(timespec="milliseconds") + "Z"
 
 
-def cases(webhook_id: str, newest_queued_at: str, order_text: str, execution_ids: list[str]) -> list[PageCase]:
+def cases(
+    webhook_id: str, newest_queued_at: str, order_text: str, execution_ids: list[str]
+) -> list[PageCase]:
     view = f"/console/webhooks/{webhook_id}"
     newest = datetime.fromisoformat(newest_queued_at)
     day = f"from={iso(str(newest - timedelta(days=1)))}&to={iso(str(newest + timedelta(seconds=1)))}"
@@ -62,7 +64,9 @@ def measure(client: httpx.Client, case: PageCase, repetitions: int) -> PageResul
     def fetch(i: int) -> None:
         answer = client.get(case.path(i))
         if answer.status_code != 200 or case.expect not in answer.text or case.reject in answer.text:
-            raise RuntimeError(f"{case.name}: {case.path(i)} answered {answer.status_code}: {answer.text[:300]}")
+            raise RuntimeError(
+                f"{case.name}: {case.path(i)} answered {answer.status_code}: {answer.text[:300]}"
+            )
 
     progress(f"measuring {case.name}: {repetitions} page requests")
     return PageResult(case, percentiles(timed(fetch, repetitions, max(5, repetitions // 10))))

@@ -30,8 +30,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import httpx
 import _console_pages as console_pages
+import httpx
 from _common import Percentiles, Stack, percentiles, progress, running_stack, timed
 
 BASE = "/svc_poweruser/custom-webhooks"

@@ -69,8 +69,9 @@ class WebhookForm(_Form):
 
 
 class DeliveryFilter(_Form):
-    """The deliveries view's filters, kept in its URL (``status``, ``from``, ``to``, ``body``, ``page``) so that
-    paging keeps them. The times and the text are sent as typed: the API judges them and words the refusal."""
+    """The deliveries view's filters, kept in its URL (``status``, ``from``, ``to``, ``body``, ``page``) so
+    that paging keeps them. The times and the text are sent as typed: the API judges them and words the
+    refusal."""
 
     STATUSES: ClassVar[tuple[str, ...]] = tuple(status.value for status in ExecutionStatus)
 

@@ -336,8 +336,8 @@ class HistoryRequest(WebhookIdRequest):
     status: ExecutionStatus | None = None
     page: int = Field(0, ge=0, le=1_000_000)
     size: int = Field(20, ge=1, le=100)
-    # svc's additions: a range of queuedAt (``from`` is a Python keyword, hence the alias; the timestamps carry
-    # their offset), a plain substring of the stored body, one execution's attempts.
+    # svc's additions: a range of queuedAt (``from`` is a Python keyword, hence the alias; the timestamps
+    # carry their offset), a plain substring of the stored body, one execution's attempts.
     from_: AwareDatetime | None = Field(None, alias="from")
     to: AwareDatetime | None = None
     body_contains: str | None = Field(None, min_length=1, max_length=200)
@@ -352,7 +352,9 @@ class HistoryRequest(WebhookIdRequest):
     @property
     def searched(self) -> bool:
         """Narrowed by more than the status: read through the bounded search, not the per-status counts."""
-        return any(value is not None for value in (self.from_, self.to, self.body_contains, self.execution_id))
+        return any(
+            value is not None for value in (self.from_, self.to, self.body_contains, self.execution_id)
+        )
 
 
 class ShareUser(RequestModel):

@@ -13,8 +13,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ingress.console import pages, views
-from ingress.console.attempts import attempt_rows
 from ingress.console.api import WEBHOOKS
+from ingress.console.attempts import attempt_rows
 from ingress.console.context import SIGN_IN, Console, changing, signed_in
 from schemas.console import PROVIDERS, DeliveryFilter, ReplayForm, WebhookEditForm, WebhookForm
 from schemas.webhooks import HISTORY_SEARCH_LIMIT
@@ -82,7 +82,9 @@ async def _detail(
     got = await console.api(f"{WEBHOOKS}/get", {"webhookId": webhook_id})
     if not got.ok:
         return console.page("error.html", status=got.status, errors=got.errors)
-    history = await console.api(f"{WEBHOOKS}/get-execution-history", chosen.history_body(webhook_id, PAGE_SIZE))
+    history = await console.api(
+        f"{WEBHOOKS}/get-execution-history", chosen.history_body(webhook_id, PAGE_SIZE)
+    )
     context.setdefault("errors", [])
     return console.page(
         "webhook.html",

@@ -15,7 +15,12 @@ def test_the_filters_blank_as_any_and_make_the_history_request() -> None:
     assert not blank.narrowed
     assert blank.history_body("w1", 25) == {"webhookId": "w1", "page": 0, "size": 25}
     chosen = DeliveryFilter.model_validate(
-        {"status": "FAILED", "from": "2026-12-01T00:00:00Z", "to": "2026-12-02T00:00:00+01:00", "body": "ord-1"}
+        {
+            "status": "FAILED",
+            "from": "2026-12-01T00:00:00Z",
+            "to": "2026-12-02T00:00:00+01:00",
+            "body": "ord-1",
+        }
     )
     assert chosen.narrowed
     assert chosen.history_body("w1", 25) == {
@@ -30,8 +35,12 @@ def test_the_filters_blank_as_any_and_make_the_history_request() -> None:
 
 
 def test_paging_keeps_every_filter_in_the_url() -> None:
-    chosen = DeliveryFilter.model_validate({"from": "2026-12-01T00:00:00+01:00", "body": "a&b=c", "page": "1"})
-    again = DeliveryFilter.model_validate({name: values[0] for name, values in parse_qs(chosen.query(4)).items()})
+    chosen = DeliveryFilter.model_validate(
+        {"from": "2026-12-01T00:00:00+01:00", "body": "a&b=c", "page": "1"}
+    )
+    again = DeliveryFilter.model_validate(
+        {name: values[0] for name, values in parse_qs(chosen.query(4)).items()}
+    )
     assert (again.from_, again.to, again.body, again.status, again.page) == (
         "2026-12-01T00:00:00+01:00",
         None,
@@ -60,7 +69,10 @@ def test_attempts_are_listed_first_attempt_first() -> None:
             "status": "SUCCESS",
             "queuedAt": "2026-12-01T00:00:05.000",
             "durationMs": 12,
-            "executionDetails": {"resourceResponseJson": '{"status": 200, "body": "ok"}', "traceId": "ab" * 16},
+            "executionDetails": {
+                "resourceResponseJson": '{"status": 200, "body": "ok"}',
+                "traceId": "ab" * 16,
+            },
         },
         {
             "attemptNumber": 1,

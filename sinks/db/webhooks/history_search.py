@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Select, and_, case, func, literal, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import InstrumentedAttribute, Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from schemas.webhooks import HISTORY_SEARCH_LIMIT, ExecutionStatus
@@ -38,7 +38,7 @@ class Found:
     limited: bool  # the range held more than SEARCH_LIMIT entries: only the newest were read
 
 
-def _window(company_id: str, webhook_id: str, search: HistorySearch) -> Select[tuple[str, str, datetime]]:
+def _window(company_id: str, webhook_id: str, search: HistorySearch) -> Select[str, str, datetime]:
     entries = WebhookExecution
     if search.execution_id is not None:
         # The execution's own index, not a walk of the webhook's history (SQLite plans without statistics).
@@ -60,7 +60,9 @@ def _window(company_id: str, webhook_id: str, search: HistorySearch) -> Select[t
     return query.order_by(entries.queued_at.desc(), entries.id.desc()).limit(SEARCH_LIMIT + 1)
 
 
-def _contains(session: Session, text: ColumnElement[str], needle: str) -> ColumnElement[bool]:
+def _contains(
+    session: Session, text: ColumnElement[str] | InstrumentedAttribute[str], needle: str
+) -> ColumnElement[bool]:
     # A plain, case-sensitive substring on both databases (LIKE is case-insensitive on SQLite and gives
     # meaning to % and _).
     position = func.strpos if session.get_bind().dialect.name == "postgresql" else func.instr
@@ -70,14 +72,18 @@ def _contains(session: Session, text: ColumnElement[str], needle: str) -> Column
 def find(session: Session, company_id: str, webhook_id: str, search: HistorySearch) -> Found:
     """The ids of the matching entries, newest first, from at most the newest ``SEARCH_LIMIT`` entries."""
     if search.body_contains is None:
-        window = _window(company_id, webhook_id, search).with_only_columns(WebhookExecution.id)
-        ids = list(session.scalars(window))
+        ids = list(
+            session.scalars(_window(company_id, webhook_id, search).with_only_columns(WebhookExecution.id))
+        )
         return Found(ids[:SEARCH_LIMIT], len(ids) > SEARCH_LIMIT)
     window = _window(company_id, webhook_id, search).subquery()
     payloads = WebhookPayload
     hit = case(
         (
-            and_(payloads.body_key.is_(None), _contains(session, payloads.request_payload, search.body_contains)),
+            and_(
+                payloads.body_key.is_(None),
+                _contains(session, payloads.request_payload, search.body_contains),
+            ),
             literal(True),
         ),
         else_=literal(False),

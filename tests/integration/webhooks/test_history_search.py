@@ -20,9 +20,7 @@ T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 HISTORY = "get-execution-history"
 
 
-def _add(
-    world: World, webhook_id: str, n: int, body: str, status: ExecutionStatus, attempt: int = 1
-) -> None:
+def _add(world: World, webhook_id: str, n: int, body: str, status: ExecutionStatus, attempt: int = 1) -> None:
     with world.db.sessions.begin() as session:
         payload_id = executions.store_payload(
             session, world.company_id, webhook_id, body, json.dumps({"content-type": "application/json"})
@@ -140,7 +138,9 @@ def test_execution_id_answers_every_attempt_of_that_execution(world: World) -> N
         ({"executionId": ""}, "executionId"),
     ],
 )
-def test_bad_filters_are_400_in_the_interfaces_format(world: World, body: dict[str, Any], message: str) -> None:
+def test_bad_filters_are_400_in_the_interfaces_format(
+    world: World, body: dict[str, Any], message: str
+) -> None:
     webhook_id = world.api.create(world.owner)["webhook"]["id"]
     answer = world.api.call(world.owner, HISTORY, {"webhookId": webhook_id, **body})
     assert answer.status_code == 400

@@ -62,4 +62,6 @@ def test_a_body_text_reads_the_payloads_of_the_window_only_by_their_key(sqlite_d
 def test_one_executions_attempts_come_from_the_execution_index(sqlite_db: Db) -> None:
     plan = _plan(sqlite_db, HistorySearch(execution_id="e" * 32))
     entries = [step for step in plan if "webhook_executions" in step]
-    assert entries == ["SEARCH webhook_executions USING INDEX ix_webhook_executions_execution (execution_id=?)"]
+    assert entries == [
+        "SEARCH webhook_executions USING INDEX ix_webhook_executions_execution (execution_id=?)"
+    ]
