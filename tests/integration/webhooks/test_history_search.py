@@ -34,7 +34,8 @@ def _add(world: World, webhook_id: str, n: int, body: str, status: ExecutionStat
                 payload_id=payload_id,
                 attempt_number=attempt,
                 status=status.value,
-                queued_at=T0 + timedelta(minutes=n),
+                # A retry is queued after the attempt before it, as the worker queues it.
+                queued_at=T0 + timedelta(minutes=n, seconds=attempt - 1),
                 webhook_name="orders",
                 http_method="POST",
                 source_ip="127.0.0.1",
