@@ -3,7 +3,9 @@
 The real stack runs as ``svc up``; the history is seeded straight into its SQLite file (going through the
 pipeline would take hours). Each case is measured twice: through the endpoint, and as the raw SQL the
 endpoint issues for it, run with sqlite3 on the same file. The ratio of the two p95s shows what the layers
-above the database cost; the absolute endpoint p95 is compared with the 50 ms target. Times are printed,
+above the database cost; the absolute endpoint p95 is compared with the 50 ms target. Then the console's
+deliveries view is measured the same way a browser asks for it (``_console_pages.py``: signed in, over
+HTTP; first page, status, time range, body text, inspector) against its 100 ms target. Times are printed,
 never asserted.
 """
 
@@ -28,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import _console_pages as console_pages
 import httpx
 from _common import Percentiles, Stack, percentiles, progress, running_stack, timed
 
@@ -137,12 +140,15 @@ def _arguments() -> argparse.Namespace:
     )
     parser.add_argument("--requests", type=int, default=300, help="measured requests per case")
     parser.add_argument("--deep-requests", type=int, default=60, help="measured requests of the deep page")
+    parser.add_argument(
+        "--console-requests", type=int, default=200, help="measured page requests per console case"
+    )
     parser.add_argument("--batch", type=int, default=25_000, help="executions per seed transaction")
     parser.add_argument("--seed", type=int, default=20_261_101, help="random seed of the generated data")
     args = parser.parse_args()
     if args.rows < PAGE_SIZE * 2:
         parser.error(f"--rows must be at least {PAGE_SIZE * 2}")
-    if args.requests < 2 or args.deep_requests < 2:
+    if args.requests < 2 or args.deep_requests < 2 or args.console_requests < 2:
         parser.error("at least two requests per case are needed for percentiles")
     return args
 
@@ -514,7 +520,9 @@ def _create_webhook(client: httpx.Client, key: str, name: str) -> str:
     return webhook_id
 
 
-def run(stack: Stack, data_dir: Path, args: argparse.Namespace) -> list[Result]:
+def run(
+    stack: Stack, data_dir: Path, args: argparse.Namespace
+) -> tuple[list[Result], list[console_pages.PageResult]]:
     db_path = data_dir / "svc.db"
     company = stack.admin("create-company", "--name", "Bench Shop", "--admin-email", "admin@bench.example")
     key, company_id = company["poweruserKey"], company["companyId"]
@@ -560,7 +568,24 @@ def run(stack: Stack, data_dir: Path, args: argparse.Namespace) -> list[Result]:
                 results.append(measure(case, endpoint, raw))
         finally:
             raw.close()
-    return results
+        pages = _console_results(stack.url, key, endpoint, seeded.newest[measured.webhook_id][0], args)
+    return results, pages
+
+
+def _console_results(
+    base_url: str, key: str, endpoint: Endpoint, newest_queued_at: str, args: argparse.Namespace
+) -> list[console_pages.PageResult]:
+    first = endpoint.history(0, None)
+    # A recent delivery's order id: the text search has to read the whole bounded window to find it.
+    order_text = json.loads(first["history"][PAGE_SIZE // 2]["executionDetails"]["requestPayload"])["orderId"]
+    deep = endpoint.history(min(1_000, args.rows // PAGE_SIZE - 1), None)
+    execution_ids = console_pages.execution_ids_of(first) + console_pages.execution_ids_of(deep)
+    cases = console_pages.cases(endpoint.webhook_id, newest_queued_at, order_text, execution_ids)
+    client = console_pages.signed_in_client(base_url, key)
+    try:
+        return [console_pages.measure(client, case, args.console_requests) for case in cases]
+    finally:
+        client.close()
 
 
 def main() -> int:
@@ -572,9 +597,10 @@ def main() -> int:
             progress("starting svc up")
             with running_stack(data_dir, limits) as stack:
                 progress(f"svc is up at {stack.url}")
-                results = run(stack, data_dir, args)
+                results, pages = run(stack, data_dir, args)
                 progress("stopping svc up")
         report(results)
+        console_pages.report(pages)
     except Exception:
         traceback.print_exc()
         return 1

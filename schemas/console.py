@@ -7,6 +7,7 @@ import json
 import re
 from datetime import datetime
 from typing import Any, ClassVar, Literal
+from urllib.parse import urlencode
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -68,12 +69,41 @@ class WebhookForm(_Form):
 
 
 class DeliveryFilter(_Form):
+    """The deliveries view's filters, kept in its URL (``status``, ``from``, ``to``, ``body``, ``page``) so
+    that paging keeps them. The times and the text are sent as typed: the API judges them and words the
+    refusal."""
+
     STATUSES: ClassVar[tuple[str, ...]] = tuple(status.value for status in ExecutionStatus)
 
     status: ExecutionStatus | None = None
+    from_: str | None = Field(None, alias="from", max_length=100)
+    to: str | None = Field(None, max_length=100)
+    body: str | None = Field(None, max_length=1000)
     page: int = Field(0, ge=0, le=1_000_000)
 
-    _blank = field_validator("status", mode="before")(_blank_is_none)
+    _blank = field_validator("status", "from_", "to", "body", mode="before")(_blank_is_none)
+
+    @property
+    def narrowed(self) -> bool:
+        return any(value is not None for value in (self.status, self.from_, self.to, self.body))
+
+    def history_body(self, webhook_id: str, size: int) -> dict[str, Any]:
+        """The ``/get-execution-history`` request for this page."""
+        body: dict[str, Any] = {"webhookId": webhook_id, "page": self.page, "size": size}
+        if self.status:
+            body["status"] = self.status.value
+        if self.from_:
+            body["from"] = self.from_
+        if self.to:
+            body["to"] = self.to
+        if self.body:
+            body["bodyContains"] = self.body
+        return body
+
+    def query(self, page: int) -> str:
+        """The view's URL query for ``page`` with the same filters."""
+        chosen = {"status": self.status, "from": self.from_, "to": self.to, "body": self.body}
+        return urlencode({**{name: value for name, value in chosen.items() if value}, "page": str(page)})
 
 
 class ReplayForm(_Form):

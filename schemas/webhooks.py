@@ -6,7 +6,7 @@ import re
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import AwareDatetime, ConfigDict, Field, field_validator, model_validator
 
 from schemas.base import RequestModel, WireModel
 from schemas.enums import AccessLevel
@@ -19,6 +19,9 @@ MAX_SCRIPT_CHARS = 64 * 1024
 # The interface's limit on a trigger's body ("up to 10 MB"), in bytes as received; a replay re-sends a
 # stored body, so it is within this too.
 MAX_BODY_BYTES = 10 * 1024 * 1024
+# A history narrowed by a time range or a body text reads at most this many entries (the newest of the
+# range): docs/interface.md, "Execution history".
+HISTORY_SEARCH_LIMIT = 5_000
 _VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
 
 
@@ -333,6 +336,25 @@ class HistoryRequest(WebhookIdRequest):
     status: ExecutionStatus | None = None
     page: int = Field(0, ge=0, le=1_000_000)
     size: int = Field(20, ge=1, le=100)
+    # svc's additions: a range of queuedAt (``from`` is a Python keyword, hence the alias; the timestamps
+    # carry their offset), a plain substring of the stored body, one execution's attempts.
+    from_: AwareDatetime | None = Field(None, alias="from")
+    to: AwareDatetime | None = None
+    body_contains: str | None = Field(None, min_length=1, max_length=200)
+    execution_id: str | None = Field(None, min_length=1, max_length=100)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> HistoryRequest:
+        if self.from_ is not None and self.to is not None and self.from_ >= self.to:
+            raise ValueError("from must be before to")
+        return self
+
+    @property
+    def searched(self) -> bool:
+        """Narrowed by more than the status: read through the bounded search, not the per-status counts."""
+        return any(
+            value is not None for value in (self.from_, self.to, self.body_contains, self.execution_id)
+        )
 
 
 class ShareUser(RequestModel):
@@ -458,4 +480,6 @@ class HistoryAnswer(WireModel):
     total_pages: int
     total_elements: int
     current_page: int
+    # svc's addition: the range held more than HISTORY_SEARCH_LIMIT entries, and only its newest were read.
+    search_limited: bool = False
     errors: list[str] = Field(default_factory=list)

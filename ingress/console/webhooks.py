@@ -5,7 +5,7 @@ with its inspector, replay one delivery or a filter (counted by a dry run before
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from fastapi import APIRouter
 from pydantic import ValidationError
@@ -14,12 +14,13 @@ from starlette.responses import Response
 
 from ingress.console import pages, views
 from ingress.console.api import WEBHOOKS
+from ingress.console.attempts import attempt_rows
 from ingress.console.context import SIGN_IN, Console, changing, signed_in
 from schemas.console import PROVIDERS, DeliveryFilter, ReplayForm, WebhookEditForm, WebhookForm
+from schemas.webhooks import HISTORY_SEARCH_LIMIT
 
 router = APIRouter(prefix="/console/webhooks", include_in_schema=False)
 PAGE_SIZE = 25
-INSPECT_PAGES = 20
 INSPECT_PAGE_SIZE = 100
 STATS_WINDOWS = ("HOUR", "DAY")
 
@@ -61,11 +62,6 @@ async def create_webhook(request: Request) -> Response:
     return console.page("webhook_created.html", webhook=answer.body["webhook"], api_key=answer.body["apiKey"])
 
 
-def _history_query(status: str | None, page: int) -> str:
-    query = {"page": str(page), **({"status": status} if status else {})}
-    return urlencode(query)
-
-
 @router.get("/{webhook_id}")
 async def webhook_detail(request: Request, webhook_id: str) -> Response:
     console = await signed_in(request)
@@ -86,10 +82,9 @@ async def _detail(
     got = await console.api(f"{WEBHOOKS}/get", {"webhookId": webhook_id})
     if not got.ok:
         return console.page("error.html", status=got.status, errors=got.errors)
-    body: dict[str, Any] = {"webhookId": webhook_id, "page": chosen.page, "size": PAGE_SIZE}
-    if chosen.status:
-        body["status"] = chosen.status
-    history = await console.api(f"{WEBHOOKS}/get-execution-history", body)
+    history = await console.api(
+        f"{WEBHOOKS}/get-execution-history", chosen.history_body(webhook_id, PAGE_SIZE)
+    )
     context.setdefault("errors", [])
     return console.page(
         "webhook.html",
@@ -103,7 +98,9 @@ async def _detail(
         total=history.body.get("totalElements", 0),
         chosen=chosen,
         history_errors=history.errors,
-        page_query=lambda page: _history_query(chosen.status, page),
+        search_limited=history.body.get("searchLimited", False),
+        search_limit=HISTORY_SEARCH_LIMIT,
+        page_query=chosen.query,
         statuses=DeliveryFilter.STATUSES,
         **context,
     )
@@ -130,31 +127,31 @@ async def set_enabled(request: Request, webhook_id: str) -> Response:
 
 @router.get("/{webhook_id}/deliveries/{execution_id}")
 async def inspect_delivery(request: Request, webhook_id: str, execution_id: str) -> Response:
-    """One delivery as the history has it: the page the list linked from first, then the pages after it."""
+    """One delivery: its latest attempt in full, and every attempt in a table (the history's ``executionId``
+    filter answers them all in one call)."""
     console = await signed_in(request)
     if console is None:
         return pages.redirect(SIGN_IN)
-    for page in range(INSPECT_PAGES):
-        answer = await console.api(
-            f"{WEBHOOKS}/get-execution-history",
-            {"webhookId": webhook_id, "page": page, "size": INSPECT_PAGE_SIZE},
-        )
-        if not answer.ok:
-            return console.page("error.html", status=answer.status, errors=answer.errors)
-        for entry in answer.body.get("history", []):
-            if entry["executionId"] == execution_id:
-                details = entry["executionDetails"]
-                return console.page(
-                    "delivery.html",
-                    webhook_id=webhook_id,
-                    entry=entry,
-                    details=details,
-                    header_rows=views.header_rows(details.get("requestHeaders")),
-                    errors=[],
-                )
-        if page + 1 >= answer.body.get("totalPages", 0):
-            break
-    return console.page("error.html", status=404, errors=["Delivery not found in this webhook's history"])
+    answer = await console.api(
+        f"{WEBHOOKS}/get-execution-history",
+        {"webhookId": webhook_id, "executionId": execution_id, "size": INSPECT_PAGE_SIZE},
+    )
+    if not answer.ok:
+        return console.page("error.html", status=answer.status, errors=answer.errors)
+    history = answer.body.get("history", [])
+    if not history:
+        return console.page("error.html", status=404, errors=["Delivery not found in this webhook's history"])
+    entry = history[0]
+    details = entry["executionDetails"]
+    return console.page(
+        "delivery.html",
+        webhook_id=webhook_id,
+        entry=entry,
+        details=details,
+        attempts=attempt_rows(history),
+        header_rows=views.header_rows(details.get("requestHeaders")),
+        errors=[],
+    )
 
 
 @router.post("/{webhook_id}/replay")

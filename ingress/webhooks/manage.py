@@ -40,8 +40,9 @@ from schemas.webhooks import (
 )
 from sinks import webhook_bodies
 from sinks.db.models import Webhook as WebhookRow
-from sinks.db.webhooks import definitions, executions, replays
+from sinks.db.webhooks import definitions, executions, history_search, replays
 from sinks.db.webhooks.executions import HistoryRow
+from sinks.db.webhooks.history_search import HistorySearch
 from sinks.db.webhooks.secrets import answered
 from sinks.iceberg.exceptions import StorageUnavailable
 from sinks.objectstore import ObjectStore
@@ -268,10 +269,18 @@ def get_execution_history(
     body: HistoryRequest, caller: PoweruserCaller, session: DbSession, store: StoreDep
 ) -> HistoryAnswer:
     visible = _visible(session, caller, body.webhook_id, AccessLevel.READ)
-    total = executions.count(session, visible.webhook.id, body.status)
-    rows = executions.history_page(
-        session, caller.company_id, visible.webhook.id, body.status, body.page, body.size, total
-    )
+    limited = False
+    if body.searched:
+        search = HistorySearch(body.status, body.from_, body.to, body.body_contains, body.execution_id)
+        found = history_search.find(session, caller.company_id, visible.webhook.id, search)
+        total, limited = len(found.ids), found.limited
+        start = body.page * body.size
+        rows = executions.rows_of(session, caller.company_id, found.ids[start : start + body.size])
+    else:
+        total = executions.count(session, visible.webhook.id, body.status)
+        rows = executions.history_page(
+            session, caller.company_id, visible.webhook.id, body.status, body.page, body.size, total
+        )
     originals = replays.originals_of(session, caller.company_id, [row.entry.execution_id for row in rows])
     bodies = webhook_bodies.read_all(store, [row.body for row in rows])
     return HistoryAnswer(
@@ -282,4 +291,5 @@ def get_execution_history(
         total_pages=math.ceil(total / body.size),
         total_elements=total,
         current_page=body.page,
+        search_limited=limited,
     )

@@ -145,6 +145,15 @@ EXECUTION_HISTORY: JsonDict = {
     "examples": [
         {"webhookId": WEBHOOK_ID, "status": "FAILED", "page": 0, "size": 50},
         {"webhookId": WEBHOOK_ID, "page": 2, "size": 20},
+        {
+            "webhookId": WEBHOOK_ID,
+            "status": "FAILED",
+            "from": "2026-12-01T00:00:00Z",
+            "to": "2026-12-02T00:00:00+01:00",
+            "bodyContains": "ord_0000012345",
+            "size": 25,
+        },
+        {"webhookId": WEBHOOK_ID, "executionId": "019c4a1d2f6e7b51a3c08e9d4f2b6a17", "size": 100},
     ]
 }
 

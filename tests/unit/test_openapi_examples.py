@@ -154,6 +154,7 @@ ID_FIELDS = frozenset(
     {
         "agentId",
         "alertId",
+        "executionId",
         "jobId",
         "notify",
         "ruleId",

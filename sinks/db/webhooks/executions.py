@@ -153,6 +153,11 @@ def history_page(
     ids = list(session.scalars(ids_query))
     if not newest_first:
         ids.reverse()
+    return rows_of(session, company_id, ids)
+
+
+def rows_of(session: Session, company_id: str, ids: list[str]) -> list[HistoryRow]:
+    """The entries ``ids`` with their stored requests, in the order of ``ids``."""
     if not ids:
         return []
     rows = session.execute(

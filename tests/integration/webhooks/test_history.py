@@ -114,7 +114,14 @@ def test_status_filter(world: World) -> None:
     none = world.api.ok(
         world.owner, "get-execution-history", {"webhookId": webhook_id, "status": "TRANSFORM_FAILED"}
     )
-    assert none == {"history": [], "totalPages": 0, "totalElements": 0, "currentPage": 0, "errors": []}
+    assert none == {
+        "history": [],
+        "totalPages": 0,
+        "totalElements": 0,
+        "currentPage": 0,
+        "searchLimited": False,
+        "errors": [],
+    }
 
 
 @pytest.mark.parametrize(

@@ -30,6 +30,7 @@ class HistoryAnswer:
             total_pages (int):
             total_elements (int):
             current_page (int):
+            search_limited (bool | Unset):  Default: False.
             errors (list[str] | Unset):
      """
 
@@ -37,6 +38,7 @@ class HistoryAnswer:
     total_pages: int
     total_elements: int
     current_page: int
+    search_limited: bool | Unset = False
     errors: list[str] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -59,6 +61,8 @@ class HistoryAnswer:
 
         current_page = self.current_page
 
+        search_limited = self.search_limited
+
         errors: list[str] | Unset = UNSET
         if not isinstance(self.errors, Unset):
             errors = self.errors
@@ -74,6 +78,8 @@ class HistoryAnswer:
             "totalElements": total_elements,
             "currentPage": current_page,
         })
+        if search_limited is not UNSET:
+            field_dict["searchLimited"] = search_limited
         if errors is not UNSET:
             field_dict["errors"] = errors
 
@@ -101,6 +107,8 @@ class HistoryAnswer:
 
         current_page = d.pop("currentPage")
 
+        search_limited = d.pop("searchLimited", UNSET)
+
         errors = cast(list[str], d.pop("errors", UNSET))
 
 
@@ -109,6 +117,7 @@ class HistoryAnswer:
             total_pages=total_pages,
             total_elements=total_elements,
             current_page=current_page,
+            search_limited=search_limited,
             errors=errors,
         )
 
