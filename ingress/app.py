@@ -11,7 +11,16 @@ from fastapi import FastAPI
 from prometheus_client import CollectorRegistry
 
 from ingress import alert_rules, alerts, errors, health, identity, retention
-from ingress.analytics import calls, intake, job_results, jobs, loads, table_admin, table_maintenance
+from ingress.analytics import (
+    calls,
+    intake,
+    job_results,
+    jobs,
+    loads,
+    table_admin,
+    table_listing,
+    table_maintenance,
+)
 from ingress.analytics.inline_queries import InlineQueries
 from ingress.auth_throttle import AuthThrottle
 from ingress.console import routes as console
@@ -154,6 +163,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(webhook_trigger.router)
     app.include_router(table_admin.router)
     app.include_router(table_maintenance.router)
+    app.include_router(table_listing.router)
     app.include_router(calls.router)
     app.include_router(jobs.router)
     app.include_router(job_results.router)

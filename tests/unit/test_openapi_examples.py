@@ -132,6 +132,7 @@ OTHER_OPERATIONS: dict[str, type[BaseModel]] = {
     f"{TABLES}/update-semantics": UpdateSemanticsRequest,
     f"{TABLES}/drop": TableIdRequest,
     f"{TABLES}/snapshots": SnapshotsRequest,
+    f"{TABLES}/get-all": identity.EmptyRequest,
     f"{TABLES}/maintain": MaintainRequest,
     f"{ANALYTICS}/cancel": JobRequest,
     f"{INTAKE}/multipart-abort": AbortRequest,
