@@ -30,7 +30,7 @@ from ingress.ratelimit import RateLimiter, RowQuota
 from ingress.scheduled import backfill, controls, preview
 from ingress.scheduled import events as scheduled_events
 from ingress.shared_counts import SharedCounts
-from ingress.webhooks import destinations, manage, replay, stats
+from ingress.webhooks import destinations, manage, replay, stats, transform_trial
 from ingress.webhooks import trigger as webhook_trigger
 from ingress.webhooks.destination_metrics import DestinationGauges
 from ingress.webhooks.trigger_clients import TriggerClients
@@ -158,6 +158,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(alerts.router)
     app.include_router(manage.router)
     app.include_router(replay.router)
+    app.include_router(transform_trial.router)
     app.include_router(destinations.router)
     app.include_router(stats.router)
     app.include_router(webhook_trigger.router)
