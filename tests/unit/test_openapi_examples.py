@@ -51,7 +51,6 @@ from schemas.scheduled import events as scheduled_events
 from schemas.scheduled import preview as scheduled_preview
 from schemas.scheduled.backfill import BackfillRequest
 from schemas.scheduled.schedules import load_schedule_spec
-from schemas.transform_trial import TransformTrialRequest
 from schemas.settings import Settings
 from schemas.tables import (
     AddColumnRequest,
@@ -64,6 +63,7 @@ from schemas.tables import (
     TableIdRequest,
     UpdateSemanticsRequest,
 )
+from schemas.transform_trial import TransformTrialRequest
 from schemas.webhooks import (
     CreateWebhookRequest,
     HistoryRequest,
