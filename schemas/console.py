@@ -266,3 +266,20 @@ class WebhookEditForm(_Form):
                 verification["headerName"] = self.header_name
             config["verificationConfig"] = verification
         return config
+
+
+class TransformSampleForm(_Form):
+    """The edit page's live test: a sample body (and its content type) run through the form's configuration,
+    unsaved (``/test-transform``)."""
+
+    sample_body: str = Field("", max_length=100_000)
+    sample_content_type: str = Field("application/json", max_length=200)
+
+    def request_body(self, webhook_id: str, config: dict[str, Any]) -> dict[str, Any]:
+        headers = {"content-type": self.sample_content_type} if self.sample_content_type else {}
+        return {
+            "webhookId": webhook_id,
+            "webhookConfig": config,
+            "body": self.sample_body,
+            "headers": headers,
+        }
