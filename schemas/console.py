@@ -129,6 +129,57 @@ class ScheduleForm(_Form):
         }
 
 
+ACTION_CONFIGS: dict[str, str] = {
+    "INVOKE_TOOL": "toolConfig",
+    "INVOKE_AGENT": "agentConfig",
+    "UPDATE_SVCDB": "svcDbConfig",
+}
+
+
+class ScheduleEditForm(ScheduleForm):
+    """An existing event's name, schedule (its pattern, expression or interval, zone) and action (its type
+    and that type's config, as JSON), sent whole to ``/update``."""
+
+    action_type: Literal["INVOKE_TOOL", "INVOKE_AGENT", "UPDATE_SVCDB"] = "INVOKE_TOOL"
+    action_config: str = Field("", max_length=100_000)
+
+    @classmethod
+    def shown(cls, event: dict[str, Any]) -> dict[str, str]:
+        """The form's fields for an event as ``/get`` answers it."""
+        spec = event.get("scheduleSpec") or {}
+        cron, every, once = spec.get("cron") or {}, spec.get("every") or {}, spec.get("once") or {}
+        action = str(event.get("actionType") or "INVOKE_TOOL")
+        config = event.get(ACTION_CONFIGS.get(action, ""))
+        return {
+            "event_name": str(event.get("eventName", "")),
+            "pattern": str(spec.get("pattern", "CRON")),
+            "expression": str(cron.get("expression", "")),
+            "every_value": str(every.get("value", "")),
+            "every_unit": str(every.get("unit", "HOURS")),
+            "at": str(once.get("at", "")),
+            "timezone": str(cron.get("timezone") or once.get("timezone") or event.get("timezone") or "UTC"),
+            "tool_id": "",
+            "action_type": action,
+            "action_config": json.dumps(config, indent=2, ensure_ascii=False) if config else "",
+        }
+
+    def update_body(self, event_id: str) -> dict[str, Any]:
+        """The ``/update`` body; ValueError when the action config is not a JSON object."""
+        try:
+            config = json.loads(self.action_config or "{}")
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"Action config is not JSON: {exc.msg} at line {exc.lineno}") from None
+        if not isinstance(config, dict):
+            raise ValueError("Action config must be a JSON object")
+        return {
+            "scheduledEventId": event_id,
+            "eventName": self.event_name,
+            "scheduleSpec": self.schedule_spec(),
+            "actionType": self.action_type,
+            ACTION_CONFIGS[self.action_type]: config,
+        }
+
+
 class QueryForm(_Form):
     table_id: str = Field(min_length=1, max_length=100)
     sql: str = Field(min_length=1, max_length=100_000)
