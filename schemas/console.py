@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from schemas.alerts import AlertState
+from schemas.alerts import DEFAULT_RESOLVE_AFTER_SECONDS, AlertState, ConditionType
 from schemas.scheduled.events import RunStatus
 from schemas.verification import VerificationProvider
 from schemas.webhooks import ExecutionStatus
@@ -192,6 +192,78 @@ class AlertFilter(_Form):
     cursor: str | None = Field(None, max_length=200)
 
     _blank = field_validator("state", "cursor", mode="before")(_blank_is_none)
+
+
+# The condition field that names a rule's one subject, by condition type (blank: any of the company's).
+RULE_SUBJECTS: dict[str, str] = {
+    ConditionType.WEBHOOK_FAILURES: "webhookId",
+    ConditionType.CIRCUIT_OPEN: "resourceId",
+    ConditionType.SCHEDULED_RUN: "eventId",
+    ConditionType.TABLE_FAILURE: "tableId",
+}
+
+
+class AlertRuleForm(_Form):
+    """An alert rule's fields; the condition's numbers are those of its type (the API says which is
+    missing). ``enabled`` and ``rotate_secret`` are checkboxes: absent means off."""
+
+    CONDITIONS: ClassVar[tuple[str, ...]] = tuple(kind.value for kind in ConditionType)
+
+    name: str = Field("", max_length=200)
+    condition_type: ConditionType = ConditionType.WEBHOOK_FAILURES
+    subject_id: str = Field("", max_length=100)
+    count: int | None = Field(None, ge=1, le=1_000_000)
+    within_minutes: int | None = Field(None, ge=1, le=1_440)
+    for_seconds: int | None = Field(None, ge=0, le=86_400)
+    resolve_after_seconds: int = Field(DEFAULT_RESOLVE_AFTER_SECONDS, ge=1)
+    notify: str = Field("", max_length=100)
+    enabled: bool = False
+    rotate_secret: bool = False
+
+    _blank = field_validator("count", "within_minutes", "for_seconds", mode="before")(_blank_is_none)
+
+    @classmethod
+    def shown(cls, rule: dict[str, Any] | None) -> dict[str, Any]:
+        """The form's fields for a rule as ``/rules/get-all`` answers it, or a new rule's defaults."""
+        if rule is None:
+            return {**cls(enabled=True).model_dump(mode="json"), "count": 5, "within_minutes": 10}
+        condition = rule["condition"]
+        kind = str(condition["type"])
+        return {
+            "name": rule["name"],
+            "condition_type": kind,
+            "subject_id": condition.get(RULE_SUBJECTS.get(kind, "")) or "",
+            "count": condition.get("count"),
+            "within_minutes": condition.get("withinMinutes"),
+            "for_seconds": condition.get("forSeconds"),
+            "resolve_after_seconds": rule["resolveAfterSeconds"],
+            "notify": rule.get("notify") or "",
+            "enabled": bool(rule["enabled"]),
+            "rotate_secret": False,
+        }
+
+    def condition(self) -> dict[str, Any]:
+        condition: dict[str, Any] = {"type": self.condition_type.value}
+        if self.subject_id:
+            condition[RULE_SUBJECTS[self.condition_type]] = self.subject_id
+        if self.condition_type is ConditionType.WEBHOOK_FAILURES:
+            condition.update(count=self.count, withinMinutes=self.within_minutes)
+        elif self.condition_type is ConditionType.CIRCUIT_OPEN:
+            condition["forSeconds"] = self.for_seconds
+        return condition
+
+    def create_body(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "condition": self.condition(),
+            "resolveAfterSeconds": self.resolve_after_seconds,
+            "notify": self.notify or None,
+            "enabled": self.enabled,
+        }
+
+    def update_body(self, rule_id: str) -> dict[str, Any]:
+        """Every field sent, so the rule becomes what the form shows (a blank notify stops notifications)."""
+        return {"ruleId": rule_id, **self.create_body(), "rotateSecret": self.rotate_secret}
 
 
 class RunsFilter(_Form):
