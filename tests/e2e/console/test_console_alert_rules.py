@@ -53,7 +53,6 @@ def test_create_edit_and_delete_an_alert_rule(
     page.get_by_label("Failures (count)").fill("3")
     page.get_by_label("Within minutes").fill("10")
     page.get_by_label("Notify (handler id)").fill(tool_id)
-    shot(page, "alert-rule")
     page.get_by_role("button", name="Create rule").click()
     assert page.locator("h1").inner_text() == f"Alert rule created: {name}"
     secret = page.get_by_label("Signing secret").input_value()
@@ -71,6 +70,7 @@ def test_create_edit_and_delete_an_alert_rule(
     page.get_by_role("link", name=f"Edit rule {name}").click()
     assert page.get_by_label("Subject id").input_value() == webhook_id
     assert page.get_by_label("Enabled").is_checked()
+    shot(page, "alert-rule")
     page.get_by_label("Condition").select_option("CIRCUIT_OPEN")
     page.get_by_label("Subject id").fill(tool_id)
     page.get_by_label("Open for seconds").fill("60")
