@@ -11,7 +11,16 @@ from fastapi import FastAPI
 from prometheus_client import CollectorRegistry
 
 from ingress import alert_rules, alerts, errors, health, identity, retention
-from ingress.analytics import calls, intake, job_results, jobs, loads, table_admin, table_maintenance
+from ingress.analytics import (
+    calls,
+    intake,
+    job_results,
+    jobs,
+    loads,
+    table_admin,
+    table_listing,
+    table_maintenance,
+)
 from ingress.analytics.inline_queries import InlineQueries
 from ingress.auth_throttle import AuthThrottle
 from ingress.console import routes as console
@@ -20,7 +29,7 @@ from ingress.ratelimit import RateLimiter, RowQuota
 from ingress.scheduled import backfill, controls, preview
 from ingress.scheduled import events as scheduled_events
 from ingress.shared_counts import SharedCounts
-from ingress.webhooks import destinations, manage, replay, stats
+from ingress.webhooks import destinations, manage, replay, stats, transform_trial
 from ingress.webhooks import trigger as webhook_trigger
 from ingress.webhooks.destination_metrics import DestinationGauges
 from ingress.webhooks.trigger_clients import TriggerClients
@@ -149,11 +158,13 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(alerts.router)
     app.include_router(manage.router)
     app.include_router(replay.router)
+    app.include_router(transform_trial.router)
     app.include_router(destinations.router)
     app.include_router(stats.router)
     app.include_router(webhook_trigger.router)
     app.include_router(table_admin.router)
     app.include_router(table_maintenance.router)
+    app.include_router(table_listing.router)
     app.include_router(calls.router)
     app.include_router(jobs.router)
     app.include_router(job_results.router)

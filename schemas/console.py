@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from schemas.alerts import AlertState
+from schemas.alerts import DEFAULT_RESOLVE_AFTER_SECONDS, AlertState, ConditionType
 from schemas.scheduled.events import RunStatus
 from schemas.verification import VerificationProvider
 from schemas.webhooks import ExecutionStatus
@@ -159,6 +159,57 @@ class ScheduleForm(_Form):
         }
 
 
+ACTION_CONFIGS: dict[str, str] = {
+    "INVOKE_TOOL": "toolConfig",
+    "INVOKE_AGENT": "agentConfig",
+    "UPDATE_SVCDB": "svcDbConfig",
+}
+
+
+class ScheduleEditForm(ScheduleForm):
+    """An existing event's name, schedule (its pattern, expression or interval, zone) and action (its type
+    and that type's config, as JSON), sent whole to ``/update``."""
+
+    action_type: Literal["INVOKE_TOOL", "INVOKE_AGENT", "UPDATE_SVCDB"] = "INVOKE_TOOL"
+    action_config: str = Field("", max_length=100_000)
+
+    @classmethod
+    def shown(cls, event: dict[str, Any]) -> dict[str, str]:
+        """The form's fields for an event as ``/get`` answers it."""
+        spec = event.get("scheduleSpec") or {}
+        cron, every, once = spec.get("cron") or {}, spec.get("every") or {}, spec.get("once") or {}
+        action = str(event.get("actionType") or "INVOKE_TOOL")
+        config = event.get(ACTION_CONFIGS.get(action, ""))
+        return {
+            "event_name": str(event.get("eventName", "")),
+            "pattern": str(spec.get("pattern", "CRON")),
+            "expression": str(cron.get("expression", "")),
+            "every_value": str(every.get("value", "")),
+            "every_unit": str(every.get("unit", "HOURS")),
+            "at": str(once.get("at", "")),
+            "timezone": str(cron.get("timezone") or once.get("timezone") or event.get("timezone") or "UTC"),
+            "tool_id": "",
+            "action_type": action,
+            "action_config": json.dumps(config, indent=2, ensure_ascii=False) if config else "",
+        }
+
+    def update_body(self, event_id: str) -> dict[str, Any]:
+        """The ``/update`` body; ValueError when the action config is not a JSON object."""
+        try:
+            config = json.loads(self.action_config or "{}")
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"Action config is not JSON: {exc.msg} at line {exc.lineno}") from None
+        if not isinstance(config, dict):
+            raise ValueError("Action config must be a JSON object")
+        return {
+            "scheduledEventId": event_id,
+            "eventName": self.event_name,
+            "scheduleSpec": self.schedule_spec(),
+            "actionType": self.action_type,
+            ACTION_CONFIGS[self.action_type]: config,
+        }
+
+
 class QueryForm(_Form):
     table_id: str = Field(min_length=1, max_length=100)
     sql: str = Field(min_length=1, max_length=100_000)
@@ -171,6 +222,78 @@ class AlertFilter(_Form):
     cursor: str | None = Field(None, max_length=200)
 
     _blank = field_validator("state", "cursor", mode="before")(_blank_is_none)
+
+
+# The condition field that names a rule's one subject, by condition type (blank: any of the company's).
+RULE_SUBJECTS: dict[str, str] = {
+    ConditionType.WEBHOOK_FAILURES: "webhookId",
+    ConditionType.CIRCUIT_OPEN: "resourceId",
+    ConditionType.SCHEDULED_RUN: "eventId",
+    ConditionType.TABLE_FAILURE: "tableId",
+}
+
+
+class AlertRuleForm(_Form):
+    """An alert rule's fields; the condition's numbers are those of its type (the API says which is
+    missing). ``enabled`` and ``rotate_secret`` are checkboxes: absent means off."""
+
+    CONDITIONS: ClassVar[tuple[str, ...]] = tuple(kind.value for kind in ConditionType)
+
+    name: str = Field("", max_length=200)
+    condition_type: ConditionType = ConditionType.WEBHOOK_FAILURES
+    subject_id: str = Field("", max_length=100)
+    count: int | None = Field(None, ge=1, le=1_000_000)
+    within_minutes: int | None = Field(None, ge=1, le=1_440)
+    for_seconds: int | None = Field(None, ge=0, le=86_400)
+    resolve_after_seconds: int = Field(DEFAULT_RESOLVE_AFTER_SECONDS, ge=1)
+    notify: str = Field("", max_length=100)
+    enabled: bool = False
+    rotate_secret: bool = False
+
+    _blank = field_validator("count", "within_minutes", "for_seconds", mode="before")(_blank_is_none)
+
+    @classmethod
+    def shown(cls, rule: dict[str, Any] | None) -> dict[str, Any]:
+        """The form's fields for a rule as ``/rules/get-all`` answers it, or a new rule's defaults."""
+        if rule is None:
+            return {**cls(enabled=True).model_dump(mode="json"), "count": 5, "within_minutes": 10}
+        condition = rule["condition"]
+        kind = str(condition["type"])
+        return {
+            "name": rule["name"],
+            "condition_type": kind,
+            "subject_id": condition.get(RULE_SUBJECTS.get(kind, "")) or "",
+            "count": condition.get("count"),
+            "within_minutes": condition.get("withinMinutes"),
+            "for_seconds": condition.get("forSeconds"),
+            "resolve_after_seconds": rule["resolveAfterSeconds"],
+            "notify": rule.get("notify") or "",
+            "enabled": bool(rule["enabled"]),
+            "rotate_secret": False,
+        }
+
+    def condition(self) -> dict[str, Any]:
+        condition: dict[str, Any] = {"type": self.condition_type.value}
+        if self.subject_id:
+            condition[RULE_SUBJECTS[self.condition_type]] = self.subject_id
+        if self.condition_type is ConditionType.WEBHOOK_FAILURES:
+            condition.update(count=self.count, withinMinutes=self.within_minutes)
+        elif self.condition_type is ConditionType.CIRCUIT_OPEN:
+            condition["forSeconds"] = self.for_seconds
+        return condition
+
+    def create_body(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "condition": self.condition(),
+            "resolveAfterSeconds": self.resolve_after_seconds,
+            "notify": self.notify or None,
+            "enabled": self.enabled,
+        }
+
+    def update_body(self, rule_id: str) -> dict[str, Any]:
+        """Every field sent, so the rule becomes what the form shows (a blank notify stops notifications)."""
+        return {"ruleId": rule_id, **self.create_body(), "rotateSecret": self.rotate_secret}
 
 
 class RunsFilter(_Form):
@@ -296,3 +419,20 @@ class WebhookEditForm(_Form):
                 verification["headerName"] = self.header_name
             config["verificationConfig"] = verification
         return config
+
+
+class TransformSampleForm(_Form):
+    """The edit page's live test: a sample body (and its content type) run through the form's configuration,
+    unsaved (``/test-transform``)."""
+
+    sample_body: str = Field("", max_length=100_000)
+    sample_content_type: str = Field("application/json", max_length=200)
+
+    def request_body(self, webhook_id: str, config: dict[str, Any]) -> dict[str, Any]:
+        headers = {"content-type": self.sample_content_type} if self.sample_content_type else {}
+        return {
+            "webhookId": webhook_id,
+            "webhookConfig": config,
+            "body": self.sample_body,
+            "headers": headers,
+        }

@@ -211,6 +211,36 @@ class SnapshotsAnswer(WireModel):
     errors: list[str] = Field(default_factory=list)
 
 
+# The tables a caller may read (poweruser /svc_poweruser/analytics/tables/get-all).
+
+
+class ListedColumn(WireModel):
+    name: str
+    type: str
+    nullable: bool
+    description: str | None = None
+    masked: bool = False
+    mask_strategy: MaskStrategy | None = Field(None, description="FULL or LAST4 when masked, else null")
+    revealable: bool = Field(False, description="A masked column this caller may reveal (reveal: true)")
+
+
+class ListedTable(WireModel):
+    table_id: str
+    sql_name: str
+    name: str
+    description: str | None = None
+    grain: str | None = None
+    level: TableLevel = Field(description="The caller's grant: READ or WRITE (WRITE for company admins)")
+    row_filtered: bool = Field(description="The caller's grant has a row filter: queries see only its rows")
+    semantics_version: int
+    columns: list[ListedColumn] = Field(description="The columns the grant shows (hidden ones left out)")
+
+
+class TablesAnswer(WireModel):
+    tables: list[ListedTable]
+    errors: list[str] = Field(default_factory=list)
+
+
 class AnalyticsError(WireModel):
     error_code: str
     errors: list[str]

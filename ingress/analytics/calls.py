@@ -86,10 +86,6 @@ def readable(
     return table, access
 
 
-def _visible_columns(table: AnalyticsTable, access: tables.TableAccess) -> list[dict[str, Any]]:
-    return [c for c in json.loads(table.columns_json) if c["name"] not in access.hidden_columns]
-
-
 def _spill(settings: Settings, company_id: str) -> Spill:
     namespace = iceberg.namespace_for(company_id)
     return Spill.for_company(settings.data_dir, namespace, settings.query_max_temp_bytes)
@@ -116,7 +112,7 @@ def charge_read(sessions: Sessions, allowance: int, company_id: str, size: int) 
 def _describe_entry(
     settings: Settings, table: AnalyticsTable, access: tables.TableAccess, handle: Any, stats: bool
 ) -> dict[str, Any]:
-    columns = _visible_columns(table, access)
+    columns = tables.visible_columns(table, access)
     totals = summary(handle)
     statistics = (
         table_stats(handle, columns, access.row_filter, spill=_spill(settings, table.company_id))
@@ -201,7 +197,7 @@ def preview(
     check_resource(resource_id, body.table_id)
     check_row_count("limit", body.limit, MAX_PREVIEW_ROWS)
     table, access = readable(session, caller, body.table_id)
-    columns = _visible_columns(table, access)
+    columns = tables.visible_columns(table, access)
     handle = iceberg.load_table(catalog, table.company_id, table.id)
     reveal = body.reveal and access.can_reveal
     rows = preview_rows(

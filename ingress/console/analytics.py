@@ -1,6 +1,7 @@
-"""Analytics: a table's columns as the caller's grant shows them, a SQL editor with estimate, a query's
-results in pages, download, the caller's recent jobs and cancel. The table is named by its id, as every
-analytics call names it."""
+"""Analytics: the tables the caller may read, each with its columns as the caller's grant shows them; a
+table's SQL editor with estimate, a query's results in pages, download, the caller's recent jobs and cancel.
+The list is the poweruser ``/tables/get-all``; a table's page names it by its id, as every analytics call
+names it."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ingress.console import pages
-from ingress.console.api import ANALYTICS
+from ingress.console.api import ANALYTICS, TABLES
 from ingress.console.context import SIGN_IN, Console, changing, signed_in
 from schemas.console import QueryForm
 
@@ -35,6 +36,11 @@ async def _page(
     errors: list[str] = list(context.pop("errors", []))
     tables: list[dict[str, Any]] = []
     jobs: list[dict[str, Any]] = []
+    readable: list[dict[str, Any]] | None = None
+    if not table_id:
+        listed = await console.api(f"{TABLES}/get-all", {})
+        readable = listed.body.get("tables", []) if listed.ok else []
+        errors.extend([] if listed.ok else listed.errors)
     if not console.signed.client:
         errors.append(NO_CLIENT_KEY)
     elif table_id:
@@ -52,6 +58,7 @@ async def _page(
         table_id=table_id,
         sql=sql,
         tables=tables,
+        readable=readable,
         jobs=jobs,
         errors=errors,
         **context,

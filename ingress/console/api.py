@@ -21,6 +21,7 @@ from schemas.enums import KeyKind
 WEBHOOKS = "/svc_poweruser/custom-webhooks"
 SCHEDULES = "/clients/scheduled-events"
 ANALYTICS = "/clients/svcdb/analytics"
+TABLES = "/svc_poweruser/analytics/tables"
 ALERTS = "/svc_poweruser/alerts"
 DESTINATIONS = "/svc_poweruser/destinations"
 TIMEOUT_SECONDS = 60.0

@@ -1,5 +1,7 @@
 """Schedules: the company's events, and a new one's next 10 fire times previewed in its zone (offsets shown,
-DST changes marked) before it is created; an event's runs with their status, run now, pause until, resume."""
+DST changes marked) before it is created; an event's runs with their status, run now, pause until, resume;
+an event edited (name, schedule, zone, action) with the edited schedule's next 10 fire times previewed
+before it is saved through ``/update``."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from starlette.responses import Response
 from ingress.console import pages, views
 from ingress.console.api import SCHEDULES
 from ingress.console.context import SIGN_IN, Console, changing, signed_in
-from schemas.console import PauseForm, RunsFilter, ScheduleForm
+from schemas.console import PauseForm, RunsFilter, ScheduleEditForm, ScheduleForm
 
 router = APIRouter(prefix="/console/schedules", include_in_schema=False)
 PREVIEW_COUNT = 10
@@ -144,4 +146,69 @@ async def pause(request: Request, event_id: str) -> Response:
     answer = await console.api(f"{SCHEDULES}/pause", body)
     if not answer.ok:
         return await _event_page(console, event_id, RunsFilter(), answer.status, errors=answer.errors)
+    return pages.redirect(f"/console/schedules/{quote(event_id)}")
+
+
+async def _preview(console: Console, body: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The context of a preview of ``body`` (a schedule or an event id), or the API's errors."""
+    answer = await console.api(f"{SCHEDULES}/preview", {**body, "count": PREVIEW_COUNT})
+    if not answer.ok:
+        return {}, answer.errors
+    shown = views.fire_times(answer.body.get("fireTimes", []))
+    return {"preview": shown, "zone": answer.body.get("timezone")}, []
+
+
+async def _edit_page(
+    console: Console, event: dict[str, Any], fields: dict[str, str], status: int = 200, **context: Any
+) -> Response:
+    context.setdefault("errors", [])
+    context.setdefault("preview", None)
+    context.setdefault("zone", None)
+    return console.page(
+        "schedule_edit.html",
+        status=status,
+        event=event,
+        form={**ScheduleEditForm.shown(event), **fields},
+        **context,
+    )
+
+
+@router.get("/{event_id}/edit")
+async def edit_form(request: Request, event_id: str) -> Response:
+    """The event's form, with its next fire times as the scheduler will fire them."""
+    console = await signed_in(request)
+    if console is None:
+        return pages.redirect(SIGN_IN)
+    if console.signed.client is None:
+        return console.page("error.html", status=403, errors=[NO_CLIENT_KEY])
+    got = await console.api(f"{SCHEDULES}/get", {"scheduledEventId": event_id})
+    if not got.ok:
+        return console.page("error.html", status=got.status, errors=got.errors)
+    previewed, errors = await _preview(console, {"scheduledEventId": event_id})
+    return await _edit_page(console, got.body["scheduledEvent"], {}, errors=errors, **previewed)
+
+
+@router.post("/{event_id}/edit")
+async def edit(request: Request, event_id: str) -> Response:
+    """``Preview``: the edited schedule's next fire times; ``Save``: the form sent to ``/update``."""
+    checked = await changing(request)
+    if isinstance(checked, Response):
+        return checked
+    console, fields = checked
+    got = await console.api(f"{SCHEDULES}/get", {"scheduledEventId": event_id})
+    if not got.ok:
+        return console.page("error.html", status=got.status, errors=got.errors)
+    event = got.body["scheduledEvent"]
+    try:
+        form = ScheduleEditForm.model_validate(fields)
+        body = form.update_body(event_id)
+    except (ValidationError, ValueError) as exc:
+        errors = [e["msg"] for e in exc.errors()] if isinstance(exc, ValidationError) else [str(exc)]
+        return await _edit_page(console, event, fields, 400, errors=errors)
+    previewed, errors = await _preview(console, {"scheduleSpec": form.schedule_spec()})
+    if fields.get("action") != "save" or errors:
+        return await _edit_page(console, event, fields, 400 if errors else 200, errors=errors, **previewed)
+    answer = await console.api(f"{SCHEDULES}/update", body)
+    if not answer.ok:
+        return await _edit_page(console, event, fields, answer.status, errors=answer.errors, **previewed)
     return pages.redirect(f"/console/schedules/{quote(event_id)}")

@@ -16,7 +16,14 @@ from ingress.console import pages, views
 from ingress.console.api import WEBHOOKS
 from ingress.console.attempts import attempt_rows
 from ingress.console.context import SIGN_IN, Console, changing, signed_in
-from schemas.console import PROVIDERS, DeliveryFilter, ReplayForm, WebhookEditForm, WebhookForm
+from schemas.console import (
+    PROVIDERS,
+    DeliveryFilter,
+    ReplayForm,
+    TransformSampleForm,
+    WebhookEditForm,
+    WebhookForm,
+)
 from schemas.webhooks import HISTORY_SEARCH_LIMIT
 
 router = APIRouter(prefix="/console/webhooks", include_in_schema=False)
@@ -174,6 +181,7 @@ async def _edit_page(
     console: Console, webhook: dict[str, Any], fields: dict[str, str], status: int = 200, **context: Any
 ) -> Response:
     context.setdefault("errors", [])
+    context.setdefault("trial", None)
     verification = webhook["webhookConfig"].get("verificationConfig") or {}
     return console.page(
         "webhook_edit.html",
@@ -221,6 +229,30 @@ async def edit(request: Request, webhook_id: str) -> Response:
     if not answer.ok:
         return await _edit_page(console, webhook, fields, answer.status, errors=answer.errors)
     return pages.redirect(f"/console/webhooks/{quote(webhook_id)}")
+
+
+@router.post("/{webhook_id}/test-transform")
+async def test_transform(request: Request, webhook_id: str) -> Response:
+    """The edit form's configuration, unsaved, run on the sample body by ``/test-transform``: the edit page
+    again, its fields as they were, with the variables made (or the transform's error)."""
+    checked = await changing(request)
+    if isinstance(checked, Response):
+        return checked
+    console, fields = checked
+    got = await console.api(f"{WEBHOOKS}/get", {"webhookId": webhook_id})
+    if not got.ok:
+        return console.page("error.html", status=got.status, errors=got.errors)
+    webhook = got.body["webhook"]
+    try:
+        config = WebhookEditForm.model_validate(fields).edited(webhook["webhookConfig"])
+        sample = TransformSampleForm.model_validate(fields)
+    except (ValidationError, ValueError) as exc:
+        errors = _errors_of(exc) if isinstance(exc, ValidationError) else [str(exc)]
+        return await _edit_page(console, webhook, fields, 400, errors=errors)
+    answer = await console.api(f"{WEBHOOKS}/test-transform", sample.request_body(webhook_id, config))
+    if not answer.ok:
+        return await _edit_page(console, webhook, fields, answer.status, errors=answer.errors)
+    return await _edit_page(console, webhook, fields, trial=answer.body)
 
 
 @router.post("/{webhook_id}/rotate-key")

@@ -172,3 +172,16 @@ def validated_config(
     if config.verification_config is not None:
         dumped[VERIFICATION] = stored_verification(masker, caller.company_id, config.verification_config)
     return dumped
+
+
+def tested_config(raw: dict[str, Any]) -> dict[str, Any]:
+    """A configuration tested unsaved (``/test-transform``): its shape, expressions and scripts checked as
+    ``/create`` checks them; not its handler, which a test never calls, and without its verification part,
+    which a test does not check (a sample carries no provider signature), so a provider without its secret
+    (as ``/get`` answers it) is no obstacle."""
+    unsigned = {key: value for key, value in raw.items() if key not in (VERIFICATION, "verification_config")}
+    config = parse_config(unsigned)
+    problems = _script_problems(config)
+    if problems:
+        raise ApiError(400, *problems)
+    return config.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -63,6 +63,7 @@ from schemas.tables import (
     TableIdRequest,
     UpdateSemanticsRequest,
 )
+from schemas.transform_trial import TransformTrialRequest
 from schemas.webhooks import (
     CreateWebhookRequest,
     HistoryRequest,
@@ -120,6 +121,7 @@ OTHER_OPERATIONS: dict[str, type[BaseModel]] = {
     f"{WEBHOOKS}/delete": WebhookIdRequest,
     f"{WEBHOOKS}/refresh-api-key": WebhookIdRequest,
     f"{WEBHOOKS}/replay": ReplayRequest,
+    f"{WEBHOOKS}/test-transform": TransformTrialRequest,
     f"{EVENTS}/all": scheduled_events.EmptyRequest,
     f"{EVENTS}/get": scheduled_events.EventIdRequest,
     f"{EVENTS}/delete": scheduled_events.EventIdRequest,
@@ -132,6 +134,7 @@ OTHER_OPERATIONS: dict[str, type[BaseModel]] = {
     f"{TABLES}/update-semantics": UpdateSemanticsRequest,
     f"{TABLES}/drop": TableIdRequest,
     f"{TABLES}/snapshots": SnapshotsRequest,
+    f"{TABLES}/get-all": identity.EmptyRequest,
     f"{TABLES}/maintain": MaintainRequest,
     f"{ANALYTICS}/cancel": JobRequest,
     f"{INTAKE}/multipart-abort": AbortRequest,
@@ -270,6 +273,7 @@ def test_ids_are_ids_the_service_issues(path: str) -> None:
         f"{ALERT_RULES}/get-all",
         f"{EVENTS}/all",
         f"{TABLES}/create",
+        f"{TABLES}/get-all",
         f"{INTAKE}/multipart-initiate",
     }
     assert found or path in without_ids
@@ -281,6 +285,8 @@ def test_ids_are_ids_the_service_issues(path: str) -> None:
 def test_webhook_configs_are_valid_configs_with_compiling_mappings() -> None:
     configs = [body.webhook_config for body in _bodies(f"{WEBHOOKS}/create", CreateWebhookRequest)]
     configs += [body.webhook_config for body in _bodies(f"{WEBHOOKS}/update", UpdateWebhookRequest)]
+    tried = _bodies(f"{WEBHOOKS}/test-transform", TransformTrialRequest)
+    configs += [body.webhook_config for body in tried if body.webhook_config is not None]
     types = set()
     for raw in configs:
         config = WebhookConfig.model_validate(raw)

@@ -57,12 +57,42 @@ def access(session: Session, company_id: str, user_id: str, is_admin: bool, tabl
     )
     if grant is None:
         return NO_ACCESS
+    return _access_of(grant)
+
+
+def _access_of(grant: TableGrant) -> TableAccess:
     return TableAccess(
         level=grant.level,
         hidden_columns=frozenset(json.loads(grant.hidden_columns_json)),
         row_filter=grant.row_filter,
         can_reveal=grant.can_reveal,
     )
+
+
+def readable(
+    session: Session, company_id: str, user_id: str, is_admin: bool
+) -> list[tuple[AnalyticsTable, TableAccess]]:
+    """The company's tables this user may read, by SQL name, each with the user's access (two queries)."""
+    listed = session.scalars(
+        select(AnalyticsTable)
+        .where(AnalyticsTable.company_id == company_id)
+        .order_by(AnalyticsTable.sql_name)
+    ).all()
+    if is_admin:
+        return [(table, ADMIN_ACCESS) for table in listed]
+    grants = {
+        grant.table_id: grant
+        for grant in session.scalars(
+            select(TableGrant).where(TableGrant.company_id == company_id, TableGrant.user_id == user_id)
+        )
+    }
+    return [(table, _access_of(grants[table.id])) for table in listed if table.id in grants]
+
+
+def visible_columns(table: AnalyticsTable, access: TableAccess) -> list[dict[str, Any]]:
+    """The table's stored columns less those the caller's grant hides."""
+    columns: list[dict[str, Any]] = json.loads(table.columns_json)
+    return [column for column in columns if column["name"] not in access.hidden_columns]
 
 
 def create(

@@ -87,6 +87,10 @@ from .jobs_request import JobsRequest
 from .join import Join
 from .join_relationship import JoinRelationship
 from .list_answer import ListAnswer
+from .listed_column import ListedColumn
+from .listed_column_mask_strategy_type_0 import ListedColumnMaskStrategyType0
+from .listed_table import ListedTable
+from .listed_table_level import ListedTableLevel
 from .load_request import LoadRequest
 from .load_request_column_mapping_type_0 import LoadRequestColumnMappingType0
 from .load_request_format_type_0 import LoadRequestFormatType0
@@ -154,12 +158,19 @@ from .svc_db_config_values import SvcDbConfigValues
 from .table_failure import TableFailure
 from .table_id_request import TableIdRequest
 from .table_snapshot import TableSnapshot
+from .tables_answer import TablesAnswer
 from .toggle_request import ToggleRequest
 from .toggled_answer import ToggledAnswer
 from .tool_config import ToolConfig
 from .tool_execution_request import ToolExecutionRequest
 from .tool_execution_request_environment_variables_type_0 import ToolExecutionRequestEnvironmentVariablesType0
 from .tool_execution_request_variables_type_0 import ToolExecutionRequestVariablesType0
+from .transform_trial_answer import TransformTrialAnswer
+from .transform_trial_answer_variables_type_0 import TransformTrialAnswerVariablesType0
+from .transform_trial_request import TransformTrialRequest
+from .transform_trial_request_headers import TransformTrialRequestHeaders
+from .transform_trial_request_queryparams import TransformTrialRequestQueryparams
+from .transform_trial_request_webhook_config_type_0 import TransformTrialRequestWebhookConfigType0
 from .typed_value import TypedValue
 from .update_event_request import UpdateEventRequest
 from .update_rule_request import UpdateRuleRequest
@@ -274,6 +285,10 @@ __all__ = (
     "Join",
     "JoinRelationship",
     "ListAnswer",
+    "ListedColumn",
+    "ListedColumnMaskStrategyType0",
+    "ListedTable",
+    "ListedTableLevel",
     "LoadRequest",
     "LoadRequestColumnMappingType0",
     "LoadRequestFormatType0",
@@ -340,6 +355,7 @@ __all__ = (
     "SvcDbConfigValues",
     "TableFailure",
     "TableIdRequest",
+    "TablesAnswer",
     "TableSnapshot",
     "ToggledAnswer",
     "ToggleRequest",
@@ -347,6 +363,12 @@ __all__ = (
     "ToolExecutionRequest",
     "ToolExecutionRequestEnvironmentVariablesType0",
     "ToolExecutionRequestVariablesType0",
+    "TransformTrialAnswer",
+    "TransformTrialAnswerVariablesType0",
+    "TransformTrialRequest",
+    "TransformTrialRequestHeaders",
+    "TransformTrialRequestQueryparams",
+    "TransformTrialRequestWebhookConfigType0",
     "TypedValue",
     "Updated",
     "UpdatedAnswer",
