@@ -288,6 +288,9 @@ class Outcome:
     alone: Lags = field(default_factory=lambda: Lags("alone"))
     beside: Lags = field(default_factory=lambda: Lags("beside: while A ran"))
     beside_window: Lags = field(default_factory=lambda: Lags("beside: whole window"))
+    # B's requests sent while A's deliveries went on but its triggers had stopped arriving (a second after
+    # its last send): the destination's share of B's lag, without the burst's intake on the same cores.
+    after_intake: Lags = field(default_factory=lambda: Lags("beside: after A's intake"))
     burst: Burst = field(default_factory=Burst)
     trigger_p99_ms: dict[str, float] = field(default_factory=dict)
 
@@ -370,6 +373,10 @@ def measure(args: argparse.Namespace, tmp: Path) -> Outcome:
         read_burst(burst, a_result, endpoint, history(client, a_key, a_hook))
         outcome.beside = lags_of("beside: while A ran", b_result, arrivals, begin, min(end, burst.last_call))
         outcome.beside_window = lags_of("beside: whole window", b_result, arrivals, begin, end)
+        intake_end = burst.first_send + burst_seconds + 1.0
+        outcome.after_intake = lags_of(
+            "beside: after A's intake", b_result, arrivals, max(begin, intake_end), min(end, burst.last_call)
+        )
         outcome.trigger_p99_ms["beside"] = trigger_p99(b_result)
         handler.close()
         progress("stopping svc up")
@@ -381,17 +388,17 @@ def measure(args: argparse.Namespace, tmp: Path) -> Outcome:
 
 def lag_table(outcome: Outcome) -> list[str]:
     header = (
-        f"{'B phase':<22} | {'sent':>5} {'202':>5} {'seen':>5} | {'lag p50':>8} {'p95':>8} {'p99':>8} "
+        f"{'B phase':<24} | {'sent':>5} {'202':>5} {'seen':>5} | {'lag p50':>8} {'p95':>8} {'p99':>8} "
         f"{'max':>8} ms | non-202"
     )
     lines = [header, "-" * len(header)]
-    for lags in (outcome.alone, outcome.beside, outcome.beside_window):
+    for lags in (outcome.alone, outcome.beside, outcome.beside_window, outcome.after_intake):
         lag = lags.lag
         cells = f"{lag.p50:>8.1f} {lag.p95:>8.1f} {lag.p99:>8.1f}" if lag else f"{'-':>26}"
         peak = f"{max(lags.lags_ms):>8.1f}" if lags.lags_ms else f"{'-':>8}"
         others = Counter({status: n for status, n in lags.statuses.items() if status != "202"})
         lines.append(
-            f"{lags.name:<22} | {lags.sent:>5} {lags.accepted:>5} {len(lags.lags_ms):>5} | {cells} {peak} "
+            f"{lags.name:<24} | {lags.sent:>5} {lags.accepted:>5} {len(lags.lags_ms):>5} | {cells} {peak} "
             f"ms | {describe_statuses(others) if others else '0'}"
         )
     return lines
