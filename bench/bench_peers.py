@@ -513,6 +513,8 @@ def report(
         "handler; climbed until a miss"
     )
     for name, outcome in outcomes.items():
+        if name not in args.stacks:
+            continue
         print()
         print(f"== {name}: {outcome.shape or '-'}")
         if outcome.failure:
