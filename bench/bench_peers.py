@@ -22,7 +22,7 @@ deliveries accepted, delivered, lost (never at the handler within ``--crash-wait
 delivered twice. The handler is not counted in any stack's CPU. Figures are printed, never asserted; the
 last three lines are the RESULT lines (``-`` for a stack that could not run).
 
-    .venv/bin/python bench/bench_peers.py                                   # the full run, ~25 minutes
+    .venv/bin/python bench/bench_peers.py                                   # the full run, about 20 minutes
     .venv/bin/python bench/bench_peers.py --seconds 3 --steps 250 --burst 500 --stacks celery --no-floor
 """
 
@@ -49,6 +49,7 @@ from pathlib import Path
 
 import httpx
 from _common import (
+    POSTGRES_SETTINGS,
     REPO,
     descendants,
     free_port,
@@ -85,6 +86,7 @@ from peers.figures import (
     result_lines,
     verdict,
 )
+from peers.shared import PROCRASTINATE_CONCURRENCY
 
 BENCH = Path(__file__).resolve().parent
 REDIS_MISSING = (
@@ -92,6 +94,9 @@ REDIS_MISSING = (
     "(`apt-get install -y redis-server`); skipped"
 )
 FIRST_DELIVERY_SECONDS = 60.0
+# After the crash's deliveries have all arrived once, how long the handler must stay quiet before the
+# repeats are counted.
+CRASH_QUIET_SECONDS = 10.0
 
 
 class Skipped(Exception):
@@ -289,16 +294,12 @@ def celery_stack(name: str, reliable: bool, tmp: Path, handler_url: str) -> Iter
         )
 
 
-# Jobs a worker runs at once on its event loop ("Discussions: Asynchronous concurrency"): the deliveries are
-# HTTP calls, so more than one; the job fetches and finishes share its connection pool.
-PROCRASTINATE_CONCURRENCY = 10
-
-
 @contextmanager
 def procrastinate_stack(tmp: Path, handler_url: str) -> Iterator[Running]:
     with ExitStack() as stack:
         progress("starting PostgreSQL")
-        database_url = stack.enter_context(running_postgres())
+        # As the other benches run it: each process's pool may grow to 31 connections.
+        database_url = stack.enter_context(running_postgres(POSTGRES_SETTINGS))
         postgres_pid = postgres_server_pid(database_url)
         if postgres_pid is None:
             raise RuntimeError("the bench's PostgreSQL has no postmaster.pid")
@@ -401,6 +402,17 @@ def step(
     return found
 
 
+def wait_quiet(handler: Handler, seconds: float, deadline_wall: float) -> None:
+    """Until the handler has seen nothing new for ``seconds`` (or the deadline): a delivery run again after
+    the restart may come after every accepted one has arrived once."""
+    last, since = handler.count(), time.time()
+    while time.time() < deadline_wall and time.time() - since < seconds:
+        time.sleep(0.5)
+        now = handler.count()
+        if now != last:
+            last, since = now, time.time()
+
+
 def crash(
     running: Running, handler: Handler, generator: Generator, args: argparse.Namespace
 ) -> tuple[CrashCounts, int]:
@@ -432,6 +444,7 @@ def crash(
     result = stream.join()
     accepted = [sample[3] for sample in result["samples"] if sample and sample[2] == 202 and sample[3]]
     wait_delivered(handler, base, set(accepted), killed + args.crash_wait)
+    wait_quiet(handler, CRASH_QUIET_SECONDS, killed + args.crash_wait)
     counts = crash_counts(accepted, [execution_id for execution_id, _ in handler.records(base)])
     progress(
         f"  {running.name} crash: accepted {counts.accepted:,}, delivered {counts.delivered:,}, "

@@ -3,13 +3,14 @@ Celery peer (the webhook's key checked, a job deferred, 202; the job POSTs the p
 retried on failure).
 
 Written as Procrastinate's documentation shows it: the app on a psycopg connector ("Quickstart: Create a
-Procrastinate application object"), its pool opened for the web app's lifetime ("How to: Open a connection",
-here in FastAPI's lifespan: "Lifespan Events"), the job deferred with ``defer_async`` from an async endpoint
-("How to: Defer a job"), retries with a ``RetryStrategy`` ("How to: Retry a job"), and jobs of a worker that
-died put back by a periodic task ("How to: Retry stalled jobs"; run each minute rather than every ten, so a
-crash's jobs come back within the bench's wait). One worker process runs several jobs at once on its event
-loop ("Discussions: Asynchronous concurrency"; ``--concurrency`` as bench_peers.py starts it). The schema is
-applied with ``procrastinate schema --apply`` ("Quickstart: Prepare the database").
+Procrastinate application object"), its pool opened for the web app's lifetime ("Launch a worker: ...
+Inside an application", here in FastAPI's lifespan), the job deferred with ``defer_async`` from an async
+endpoint ("Defer a job"), retries with a ``RetryStrategy`` ("Retry a job"), and the jobs of a worker
+that died put back by the documented periodic task ("Retry stalled jobs"; run each minute rather than
+every ten, so a crash's jobs come back within the bench's wait). One worker process runs several jobs at
+once on its event loop, its pool one connection larger ("Execute multiple jobs at the same time";
+"Discussions: Mind the size of your PostgreSQL pool"). The schema is applied with ``procrastinate schema
+--apply`` ("Quickstart: Prepare the database").
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from fastapi import Body, FastAPI, Header, HTTPException
 from peers.shared import (
     EXECUTION_HEADER,
     MAX_RETRIES,
+    PROCRASTINATE_CONCURRENCY,
     TIMEOUT_SECONDS,
     TRIGGER_PATH,
     accepted_body,
@@ -34,7 +36,11 @@ from peers.shared import (
     webhook_keys,
 )
 
-app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=setting("DATABASE_URL")))
+app = procrastinate.App(
+    connector=procrastinate.PsycopgConnector(
+        conninfo=setting("DATABASE_URL"), max_size=PROCRASTINATE_CONCURRENCY + 1
+    )
+)
 
 _handler: httpx.AsyncClient | None = None
 

@@ -43,3 +43,8 @@ def accepted_body(execution_id: str, webhook_id: str) -> dict[str, Any]:
 
 # svc's trigger route (bench_webhook_load.TRIGGER): every stack is sent the same requests.
 TRIGGER_PATH = "/clients/custom-webhooks"
+
+# Procrastinate's worker: jobs run at once on its event loop, as "Execute multiple jobs at the same time"
+# shows (``--concurrency=30``), with a pool of as many connections plus one, as "Mind the size of your
+# PostgreSQL pool" asks for jobs this short.
+PROCRASTINATE_CONCURRENCY = 30
