@@ -26,7 +26,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml clients/python/pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]' -e clients/python
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]' -e clients/python
 	touch $(VENV)/.installed $@
 
 install: $(VENV)/.installed ## create .venv and install the project

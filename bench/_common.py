@@ -199,12 +199,23 @@ def _die_with_parent() -> None:
 
 @contextmanager
 def running_server(
-    command: list[str], ready_url: str, *, log_path: Path, timeout: float = 60
+    command: list[str],
+    ready_url: str,
+    *,
+    log_path: Path,
+    timeout: float = 60,
+    env: Mapping[str, str] | None = None,
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """A helper HTTP server as a child process, ready once ``ready_url`` answers 200; SIGTERM on exit."""
+    """A helper HTTP server as a child process, ready once ``ready_url`` answers 200; SIGTERM on exit.
+    ``env``: its environment (by default this process's)."""
     with log_path.open("ab") as log:
         process = subprocess.Popen(
-            command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent
+            command,
+            cwd=REPO,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent,
+            env=dict(env) if env is not None else None,
         )
     try:
         deadline = time.monotonic() + timeout
