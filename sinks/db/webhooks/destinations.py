@@ -184,7 +184,10 @@ def record_outcomes(
     by_destination: dict[str, list[Outcome]] = defaultdict(list)
     for resource_id, outcome in outcomes:
         by_destination[resource_id].extend([] if outcome is None else [outcome])
-    destinations = _destinations(session, by_destination, lock=False)
+    # Locked as a claim locks them, before the states are written: the settle that writes these outcomes
+    # may claim woken deliveries (HandOver), and a claim of another worker takes the resource rows first,
+    # then the states; the other order deadlocks the two on PostgreSQL.
+    destinations = _destinations(session, by_destination, lock=True)
     if not destinations:
         return {}
     states = _states(session, destinations, now)
