@@ -39,14 +39,18 @@ def share(slots: int, active: int) -> int:
     return max(1, slots // max(1, active))
 
 
+def _active(held: Counter[str], wanting: Iterable[str]) -> set[str]:
+    """The companies holding a slot or wanting one."""
+    return {company for company, count in held.items() if count > 0} | set(wanting)
+
+
 def split(
     tasks: Sequence[T], held: Counter[str], wanting: Iterable[str], slots: int, free: int
 ) -> tuple[list[T], list[T]]:
     """The tasks that take a slot now (in order) and those that wait: a task whose company is at its share
     waits unless one of the ``free`` slots is left for it (the pool is never kept idle). The companies holding
     slots, wanting one and sending these tasks share the slots equally."""
-    active = {company for company, count in held.items() if count > 0} | set(wanting)
-    active |= {task.company_id for task in tasks}
+    active = _active(held, wanting) | {task.company_id for task in tasks}
     part = share(slots, len(active))
     counts = Counter({company: count for company, count in held.items() if count > 0})
     go: list[T] = []
@@ -67,9 +71,7 @@ def keeps_slot(company_id: str, held: Counter[str], wanting: Counter[str], slots
     others = any(count > 0 for company, count in wanting.items() if company != company_id)
     if not others:
         return True
-    active = {company for company, count in held.items() if count > 0}
-    active |= {company for company, count in wanting.items() if count > 0}
-    return held[company_id] <= share(slots, len(active))
+    return held[company_id] <= share(slots, len(_active(held, +wanting)))
 
 
 def refill(free: int, parked: Iterable[str]) -> dict[str, int]:

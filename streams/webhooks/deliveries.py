@@ -148,12 +148,15 @@ class DeliveryRuntime(HandlerRuntime):
         """The tasks that take a slot now; those of a company at its share wait for it in the DB, so the
         stream goes on to other companies' records (its own ending calls hand their slots to them)."""
         slots = self.settings.worker_concurrency
-        free = slots - sum(self.held.values()) - sum(self.wanting.values())
-        go, wait = fair_share.split(tasks, self.held, +self.wanting, slots, free)
+        go, wait = fair_share.split(tasks, self.held, +self.wanting, slots, self._free())
         if wait:
             await self.committer.run(partial(destinations.wait_for_share, tasks=wait, now=now()))
             self.parked.update(task.company_id for task in wait)
         return go
+
+    def _free(self) -> int:
+        """The slots neither held by an attempt nor waited for by a claim (about: the semaphore decides)."""
+        return self.settings.worker_concurrency - sum(self.held.values()) - sum(self.wanting.values())
 
     async def _refill(self) -> None:
         """Slots free while deliveries wait here for their company's share (its calls ended giving their slots
@@ -161,9 +164,7 @@ class DeliveryRuntime(HandlerRuntime):
         self.refilling = True
         try:
             while self.parked and not self.should_stop:
-                slots = self.settings.worker_concurrency
-                free = slots - sum(self.held.values()) - sum(self.wanting.values())
-                wanted = fair_share.refill(free, self.parked)
+                wanted = fair_share.refill(self._free(), self.parked)
                 taken = 0
                 for _ in range(sum(wanted.values())):
                     if self.slots.locked():
