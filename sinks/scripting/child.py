@@ -85,6 +85,7 @@ _WARMED: set[str] = set()
 def _warmed(module_name: str) -> Any:
     """A task's module, imported and warmed up (its ``warm_up``, where it has one) the first time a task of it
     runs in this worker, before the CPU budget is armed: one-time costs are the worker's, not the company's.
+    The pool asks for it before the first task (``_Worker.warm``), so the task's deadline excludes it too.
     Workers that never run a task of a module never load it."""
     module = importlib.import_module(module_name)
     if module_name not in _WARMED:
@@ -93,6 +94,16 @@ def _warmed(module_name: str) -> Any:
             warm()
         _WARMED.add(module_name)
     return module
+
+
+def _warm(module_name: str) -> dict[str, Any]:
+    """The pool's request to warm up a task's module before its first task, outside any task's budget."""
+    from sinks.scripting.tasks import TASKS
+
+    if module_name not in {target.partition(":")[0] for target in TASKS.values()}:
+        return {"ok": False, "kind": "runtime", "message": "not a task module", "line": None}
+    _warmed(module_name)
+    return {"ok": True}
 
 
 def _lower_priority() -> None:
@@ -125,7 +136,12 @@ def worker_main() -> None:
         message = json.loads(inp.read(FRAME.unpack(header)[0]))
         started = time.process_time()
         try:
-            response = _run_task(message) if "task" in message else _run_script(message)
+            if "warm" in message:
+                response = _warm(str(message["warm"]))
+            elif "task" in message:
+                response = _run_task(message)
+            else:
+                response = _run_script(message)
         except _SoftBudget:
             response = {"ok": False, "kind": "budget", "message": "over budget"}
         except Exception:

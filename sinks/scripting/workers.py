@@ -90,6 +90,8 @@ _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 # of CPU (a saturated machine, or the idle scheduling class), not over budget: the caller may retry.
 _STARVED_SHARE = 0.1
 _STARVED_EXTENSIONS = 1
+# How long a worker may take to import and warm up a task's module, as long as a start may take.
+_WARM_SECONDS = 30.0
 
 
 class _WorkerGone(Exception):
@@ -110,6 +112,7 @@ class _Worker:
             cwd=self.tmp,
         )
         self.uses = 0
+        self.warmed: set[str] = set()  # the task modules this worker has imported and warmed up
         self._poll = select.poll()
         assert self.proc.stdout is not None  # noqa: S101 - Popen with PIPE
         self._out = self.proc.stdout.fileno()
@@ -157,6 +160,23 @@ class _Worker:
             chunks.append(chunk)
             size -= len(chunk)
         return b"".join(chunks)
+
+    def warm(self, module: str) -> None:
+        """Import and warm up a task's module (``child._warmed``) before a task of it runs: a one-time cost
+        of the worker, outside any task's CPU budget and wall-clock deadline (sqlglot's import and warm-up
+        take a niced worker seconds on a saturated machine). Raises ScriptRuntimeError when it cannot."""
+        if module in self.warmed:
+            return
+        body = json.dumps({"warm": module}).encode()
+        try:
+            answer = self.call(_FRAME.pack(len(body)) + body, time.monotonic() + _WARM_SECONDS)
+        except (TimeoutError, _WorkerGone, ValueError):
+            answer = {}
+        if not answer.get("ok"):
+            self.kill()
+            raise ScriptRuntimeError("The script sandbox could not be started.")
+        self.uses -= 1  # not a task
+        self.warmed.add(module)
 
     def cpu_ms(self) -> float | None:
         """CPU the worker has used so far (Linux's /proc; None where it cannot be read)."""
@@ -305,7 +325,11 @@ class ScriptWorkerPool:
         with self._slot(tenant):
             try:
                 response = self._call(
-                    frame, budget.wall_ms / 1000 + len(body) / 5e6, tenant, 2 * budget.cpu_ms + 200
+                    frame,
+                    budget.wall_ms / 1000 + len(body) / 5e6,
+                    tenant,
+                    2 * budget.cpu_ms + 200,
+                    module=TASKS[kind].partition(":")[0],
                 )
             except (_OverBudget, ScriptTimeoutError):
                 raise TaskBudgetExceeded(f"stopped after its budget of {budget.cpu_ms} ms") from None
@@ -317,15 +341,26 @@ class ScriptWorkerPool:
             raise TaskBudgetExceeded(f"stopped after its budget of {budget.cpu_ms} ms")
         raise TaskFailed(str(response.get("message") or "the task failed"))
 
-    def _call(self, frame: bytes, budget_s: float, tenant: str | None, hard_ms: float) -> dict[str, Any]:
-        """One request on one worker; the CPU it cost goes to `tenant`'s allowance: what the worker reports,
-        or, when the call ended the worker, its hard budget (the time waited, if it crashed or missed the
-        deadline) plus what starting a worker costs."""
+    def _call(
+        self, frame: bytes, budget_s: float, tenant: str | None, hard_ms: float, module: str | None = None
+    ) -> dict[str, Any]:
+        """One request on one worker (a task's on one that has warmed up its ``module`` first); the CPU it
+        cost goes to `tenant`'s allowance: what the worker reports, or, when the call ended the worker, its
+        hard budget (the time waited, if it crashed or missed the deadline) plus what starting a worker
+        costs."""
         started = time.monotonic()
         cost_ms = 0.0
         try:
             for attempt in range(2):
                 worker = self._checkout()
+                if module is not None:
+                    try:
+                        worker.warm(module)
+                    except ScriptRuntimeError:
+                        if attempt == 0:
+                            continue  # it may have died while idle: once more, on a new worker
+                        raise
+                    started = time.monotonic()
                 cpu_before = worker.cpu_ms()
                 try:
                     response = worker.call(

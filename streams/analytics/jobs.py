@@ -299,22 +299,26 @@ class AnalyticsRuntime(WorkerRuntime):
     async def _watch(
         self, job_id: str, work: asyncio.Future[Any], interrupt: Callable[[], None], deadline: float
     ) -> JobState | None:
-        """Wait for the query; interrupt it when it is cancelled or reaches its deadline."""
+        """Wait for the query; interrupt it when it is cancelled or reaches its deadline. DuckDB drops an
+        interrupt that comes while no statement runs (the run still reading its tables' metadata), so a stop
+        is repeated until the run ends, the heartbeat kept meanwhile: a stopped run is never taken for lost."""
         last_beat = time.monotonic()
+        stopped: JobState | None = None
         while True:
             done, _ = await asyncio.wait({work}, timeout=WATCH_SECONDS)
             if done:
-                return None
+                return stopped
             moment = time.monotonic()
-            if moment >= deadline:
+            if stopped is None and moment >= deadline:
+                stopped = JobState.TIMED_OUT
+            if stopped is not None:
                 interrupt()
-                return JobState.TIMED_OUT
             if moment - last_beat >= CHECK_SECONDS:
                 last_beat = moment
                 state = await self.committer.run(partial(jobs.heartbeat, job_id=job_id, now=now()))
-                if state != JobState.RUNNING.value:
+                if stopped is None and state != JobState.RUNNING.value:
+                    stopped = JobState.CANCELLED
                     interrupt()
-                    return JobState.CANCELLED
 
     async def _load(self, job: Job) -> Outcome:
 

@@ -33,7 +33,9 @@ def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
     return make_settings(
         stack_dir / "data",
         kafka_bootstrap=kafka_bootstrap,
-        query_timeout_seconds=3,
+        # A worker's first query after its start opens the table's database beside a running SLOW: seconds on
+        # a loaded machine. The slow query's own end waits this long.
+        query_timeout_seconds=10,
         query_inline_concurrency=2,
         query_inline_budget_ms=2_000,  # the first run opens the company database (~250 ms, more under load)
     )

@@ -209,3 +209,28 @@ def test_the_default_sandbox_priority_is_the_idle_class() -> None:
     from schemas.settings import Settings
 
     assert Settings().sandbox_niceness == 19
+
+
+def test_a_task_modules_warm_up_is_outside_the_first_tasks_deadline() -> None:
+    """sqlglot's import and warm-up take a new worker hundreds of milliseconds (seconds, niced on a saturated
+    machine); the first task's wall-clock deadline and CPU budget are its own alone: a deadline shorter than
+    the warm-up (about 250 ms here) is met."""
+    own = ScriptWorkerPool(max_workers=1, per_tenant=1, niceness=0)
+    try:
+        for _ in range(2):
+            result = own.run_task(
+                "sql_parse", {"sql": "SELECT a FROM t"}, tenant="acme", budget=TaskBudget(cpu_ms=50, wall_ms=150)
+            )
+            assert result["tables"] == ["t"]
+    finally:
+        own.close()
+
+
+def test_a_worker_refuses_to_warm_up_what_is_not_a_task_module() -> None:
+    worker = _Worker()
+    try:
+        with pytest.raises(ScriptRuntimeError):
+            worker.warm("os")
+        assert not worker.alive() or worker.warmed == set()
+    finally:
+        worker.kill()
