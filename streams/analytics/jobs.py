@@ -301,7 +301,8 @@ class AnalyticsRuntime(WorkerRuntime):
     ) -> JobState | None:
         """Wait for the query; interrupt it when it is cancelled or reaches its deadline. DuckDB drops an
         interrupt that comes while no statement runs (the run still reading its tables' metadata), so a stop
-        is repeated until the run ends, the heartbeat kept meanwhile: a stopped run is never taken for lost."""
+        is repeated until the run ends, the heartbeat kept meanwhile: a stopped run is never taken for
+        lost."""
         last_beat = time.monotonic()
         stopped: JobState | None = None
         while True:

@@ -40,9 +40,8 @@ async def _watch_a_run_that_drops(interrupts: int, state: str, deadline_in: floa
             work.set_result(None)
 
     runtime = _Runtime(state)
-    stopped = await AnalyticsRuntime._watch(  # type: ignore[arg-type]
-        runtime, "job", work, interrupt, time.monotonic() + deadline_in
-    )
+    watch = AnalyticsRuntime._watch
+    stopped = await watch(runtime, "job", work, interrupt, time.monotonic() + deadline_in)  # type: ignore[arg-type]
     return stopped, taken, runtime.committer.beats
 
 

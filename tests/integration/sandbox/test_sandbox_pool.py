@@ -218,9 +218,8 @@ def test_a_task_modules_warm_up_is_outside_the_first_tasks_deadline() -> None:
     own = ScriptWorkerPool(max_workers=1, per_tenant=1, niceness=0)
     try:
         for _ in range(2):
-            result = own.run_task(
-                "sql_parse", {"sql": "SELECT a FROM t"}, tenant="acme", budget=TaskBudget(cpu_ms=50, wall_ms=150)
-            )
+            budget = TaskBudget(cpu_ms=50, wall_ms=150)
+            result = own.run_task("sql_parse", {"sql": "SELECT a FROM t"}, tenant="acme", budget=budget)
             assert result["tables"] == ["t"]
     finally:
         own.close()
