@@ -5,9 +5,13 @@ victim company's webhook (a plain JSONPath, handled by bench_webhook_load's reco
 open-loop stream at ``--rate``; after a warm-up and an ``alone`` window, a hostile company starts sending
 ``--attack-rate`` triggers a second, round robin over three costly webhooks of its own (recursive JSONPath
 over a ~100 KB nested body, a validation script with a catastrophic regex, a transform script that never
-ends). One victim stream covers both windows, so the two differ only by the attack. Latency counts from each
-request's scheduled send time (no coordinated omission). Times are printed, never asserted; the process
-exits 1 only when the stack fails.
+ends). Then, in a ``queried`` window, another hostile company sends short heavy queries at its concurrency
+limit (``SVC_QUERY_MAX_CONCURRENT`` callers, each sending its next query when the last one ended): a CPU-bound
+self-join of a small table, calibrated before the run to take about 60% of the inline budget, so each is
+just under the inline limits (scan estimate and budget) and the ingress answers one in the call while the
+rest run on the worker. One victim stream covers every window, so they differ only by the attack. Latency
+counts from each request's scheduled send time (no coordinated omission). Times are printed, never asserted;
+the process exits 1 only when the stack fails.
 """
 
 from __future__ import annotations
@@ -27,7 +31,16 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from _common import Stack, add_set_argument, cpu_seconds, descendants, progress, running_stack, stack_settings
+from _common import (
+    REPO,
+    Stack,
+    add_set_argument,
+    cpu_seconds,
+    descendants,
+    progress,
+    running_stack,
+    stack_settings,
+)
 from _phases import wait_first_request
 from bench_webhook_load import (
     TRIGGER,
@@ -40,6 +53,9 @@ from bench_webhook_load import (
     summarise,
     trigger_histogram,
 )
+
+sys.path.insert(0, str(REPO))
+from tests.tpch.service import AnalyticsClient, ServiceError, create_tables
 
 TARGET_P99_RATIO = 1.5
 SUSTAINED_SHARE = 0.99
@@ -65,6 +81,27 @@ HOSTILE_CONFIGS: list[tuple[str, dict[str, Any]]] = [
         {"payloadTransformConfig": {"transformType": "SVC_SCRIPT", "transformScript": "while(true){}"}},
     ),
 ]
+
+
+QUERY_TABLE: dict[str, Any] = {
+    "sqlName": "events",
+    "name": "Events",
+    "columns": [{"name": "x", "type": "LONG"}, {"name": "g", "type": "LONG"}],
+}
+QUERY_ROWS = 12_000
+APPEND_CHUNK = 500
+# The share of the inline budget each hostile query is calibrated to take: under the limit, not at it.
+QUERY_SHARE_OF_BUDGET = 0.6
+INLINE_BUDGET_MS = 1_000.0  # SVC_QUERY_INLINE_BUDGET_MS's default; --set it and pass --inline-budget-ms too
+QUERY_CONCURRENCY = 8  # SVC_QUERY_MAX_CONCURRENT's default
+
+
+def heavy_sql(limit: int) -> str:
+    """A self-join that counts; its cost grows with ``limit`` (the rows of one side), its scan does not."""
+    return (
+        "SELECT count(*) AS n FROM events a, events b "  # noqa: S608 - a number, not input
+        f"WHERE a.x < {int(limit)} AND (a.x * 7 + b.g) % 13 = 0"
+    )
 
 
 def nested_body(depth: int = 60, width: int = 60) -> bytes:
@@ -120,6 +157,55 @@ def create_hostile(stack: Stack) -> list[HostileTarget]:
         body = nested_body() if label.startswith("jsonpath") else body_for(0)
         targets.append(HostileTarget(label, f"{TRIGGER}?resourceId={webhook_id}", api_key, body))
     return targets
+
+
+@dataclass(frozen=True)
+class HostileQueries:
+    key: str
+    table_id: str
+    sql: str
+    run_ms: float  # the calibrated query's time, answered in the call on a quiet stack
+
+
+def _timed_query(client: httpx.Client, analytics: AnalyticsClient, sql: str) -> tuple[float, dict[str, Any]]:
+    began = time.perf_counter()
+    body = analytics.call("query", {"sql": sql, "waitMs": 20_000, "useQueryCache": False})
+    while body["state"] in {"QUEUED", "RUNNING"}:
+        body = analytics.call("job-status", {"jobId": body["jobId"], "waitMs": 20_000})
+    if body["state"] != "SUCCEEDED":
+        raise ServiceError(f"the calibration query ended {body['state']}: {body.get('error')}")
+    return (time.perf_counter() - began) * 1000, body
+
+
+def create_hostile_queries(stack: Stack, budget_ms: float) -> HostileQueries:
+    """A company with a table of QUERY_ROWS rows and the heavy query calibrated to QUERY_SHARE_OF_BUDGET of
+    the inline budget."""
+    company = stack.admin(
+        "create-company", "--name", "Query Corp", "--admin-email", "admin@query-corp.example"
+    )
+    with httpx.Client(base_url=stack.url, timeout=60) as client:
+        table_id = create_tables(client, str(company["poweruserKey"]), {"events": QUERY_TABLE})["events"]
+        analytics = AnalyticsClient(client, str(company["clientApiKey"]), table_id)
+        for first in range(0, QUERY_ROWS, APPEND_CHUNK):
+            rows = [
+                {"x": i, "g": (i * 31) % 997} for i in range(first, min(QUERY_ROWS, first + APPEND_CHUNK))
+            ]
+            analytics.call("append-rows", {"rows": rows})
+        deadline = time.monotonic() + 120
+        while True:
+            counted = analytics.query("SELECT count(*) AS n FROM events").rows[0]["n"]
+            if counted == QUERY_ROWS:
+                break
+            if time.monotonic() > deadline:
+                raise ServiceError(f"the query table holds {counted} of {QUERY_ROWS} rows after 120 s")
+            time.sleep(0.5)
+        target = QUERY_SHARE_OF_BUDGET * budget_ms
+        limit, took = QUERY_ROWS // 4, 0.0
+        for _ in range(5):
+            took = min(_timed_query(client, analytics, heavy_sql(limit))[0] for _ in range(2))
+            limit = max(1, min(QUERY_ROWS, round(limit * target / max(took, 1.0))))
+        took = min(_timed_query(client, analytics, heavy_sql(limit))[0] for _ in range(2))
+    return HostileQueries(str(company["clientApiKey"]), table_id, heavy_sql(limit), took)
 
 
 # ------------------------------------------------------------------------------ the attacker
@@ -185,6 +271,63 @@ class Attacker:
         return self.found
 
 
+@dataclass
+class QueryAttack:
+    in_call: int = 0  # answered final by /query itself (the ingress ran it, or a worker within waitMs)
+    through_jobs: int = 0  # answered by /job-status later (a worker ran it)
+    states: Counter[str] = field(default_factory=Counter)
+    latencies_ms: list[float] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+
+
+class QueryAttacker:
+    """QUERY_CONCURRENCY callers of the hostile query company, each sending its next query when its last one
+    ended, from ``begin`` until ``end`` (wall clock), on threads of this process."""
+
+    def __init__(self, url: str, hostile: HostileQueries, begin: float, end: float, budget_ms: float) -> None:
+        self.found = QueryAttack()
+        self._lock = threading.Lock()
+        self._threads = [
+            threading.Thread(
+                target=self._run, args=(url, hostile, begin, end, budget_ms), name=f"query-{i}", daemon=True
+            )
+            for i in range(QUERY_CONCURRENCY)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _run(self, url: str, hostile: HostileQueries, begin: float, end: float, budget_ms: float) -> None:
+        sleep_until(begin)
+        with httpx.Client(base_url=url, timeout=60) as client:
+            analytics = AnalyticsClient(client, hostile.key, hostile.table_id)
+            while time.time() < end:
+                began = time.perf_counter()
+                try:
+                    body = analytics.call(
+                        "query", {"sql": hostile.sql, "waitMs": int(budget_ms), "useQueryCache": False}
+                    )
+                    in_call = body["state"] not in {"QUEUED", "RUNNING"}
+                    while body["state"] in {"QUEUED", "RUNNING"}:
+                        body = analytics.call("job-status", {"jobId": body["jobId"], "waitMs": 20_000})
+                except (ServiceError, httpx.HTTPError) as exc:
+                    with self._lock:
+                        self.found.errors[str(exc)[:40]] += 1
+                    time.sleep(0.1)
+                    continue
+                with self._lock:
+                    self.found.states[str(body["state"])] += 1
+                    self.found.latencies_ms.append((time.perf_counter() - began) * 1000)
+                    if in_call:
+                        self.found.in_call += 1
+                    else:
+                        self.found.through_jobs += 1
+
+    def join(self) -> QueryAttack:
+        for thread in self._threads:
+            thread.join()
+        return self.found
+
+
 # ------------------------------------------------------------------------------ CPU per process
 
 
@@ -228,6 +371,8 @@ class Outcome:
     warmup_errors: Counter[str] = field(default_factory=Counter)
     warmup_seconds: float = 0.0
     attack: Attack = field(default_factory=Attack)
+    queries: QueryAttack = field(default_factory=QueryAttack)
+    hostile_queries: HostileQueries | None = None
     loop_delay_p99_ms: float = 0.0
     generator_share: float = 0.0
 
@@ -258,6 +403,11 @@ def measure(args: argparse.Namespace, tmp: Path) -> Outcome:
         progress(f"svc is up at {stack.url}; the victim's handler listens at {handler_url}")
         webhook_id, api_key = create_victim(stack, f"{handler_url}/run")
         targets = create_hostile(stack)
+        hostile_queries = create_hostile_queries(stack, args.inline_budget_ms)
+        outcome.hostile_queries = hostile_queries
+        progress(
+            f"hostile query: {hostile_queries.sql!r}, {hostile_queries.run_ms:.0f} ms in the call, quiet"
+        )
         victim_path = f"{TRIGGER}?resourceId={webhook_id}"
         check = httpx.post(
             f"{stack.url}{victim_path}",
@@ -283,7 +433,7 @@ def measure(args: argparse.Namespace, tmp: Path) -> Outcome:
                         api_key,
                         rate=args.rate,
                         warmup=args.warmup,
-                        seconds=2 * args.seconds + STREAM_SLACK_SECONDS,
+                        seconds=3 * args.seconds + STREAM_SLACK_SECONDS,
                         closed=False,
                     )
                 )
@@ -297,8 +447,12 @@ def measure(args: argparse.Namespace, tmp: Path) -> Outcome:
         alone_at = first + args.warmup
         attack_at = alone_at + args.seconds
         attack_end = attack_at + args.seconds
+        query_end = attack_end + args.seconds
         progress(f"victim at {args.rate:g}/s; warm-up {args.warmup:g} s, then alone for {args.seconds:g} s")
         attacker = Attacker(stack.url, targets, args.attack_rate, attack_at, attack_end)
+        query_attacker = QueryAttacker(
+            stack.url, hostile_queries, attack_end, query_end, args.inline_budget_ms
+        )
         sleep_until(alone_at)
         cpu = [cpu_snapshot(processes)]
         sleep_until(attack_at)
@@ -306,20 +460,27 @@ def measure(args: argparse.Namespace, tmp: Path) -> Outcome:
         progress(f"hostile company starts: {args.attack_rate:g} triggers/s for {args.seconds:g} s")
         sleep_until(attack_end)
         cpu.append(cpu_snapshot(processes))
-        progress("attack over; waiting for the last answers")
+        progress(
+            f"trigger attack over; hostile queries at {QUERY_CONCURRENCY} at once for {args.seconds:g} s"
+        )
+        sleep_until(query_end)
+        cpu.append(cpu_snapshot(processes))
+        progress("attacks over; waiting for the last answers")
         victim.join()
         attack = attacker.join()
+        outcome.queries = query_attacker.join()
         if failures:
             raise failures[0]
         if stack.process.poll() is not None:
             raise RuntimeError(f"svc up exited with {stack.process.returncode} during the run")
         result = results[0]
-        if float(result["startWall"]) + float(result["warmup"]) + float(result["seconds"]) < attack_end:
+        if float(result["startWall"]) + float(result["warmup"]) + float(result["seconds"]) < query_end:
             raise RuntimeError("the victim's stream ended before the attacked phase did")
         outcome.attack = attack
         outcome.phases = [
             phase_of("alone", result, alone_at, attack_at, cpu[0:2]),
             phase_of("attacked", result, attack_at, attack_end, cpu[1:3]),
+            phase_of("queried", result, attack_end, query_end, cpu[2:4]),
         ]
         start_wall = float(result["startWall"])
         outcome.warmup_seconds = alone_at - start_wall
@@ -349,8 +510,9 @@ def report(outcome: Outcome, args: argparse.Namespace, load: tuple[float, float]
     )
     print(
         f"victim: {args.client} client in its own process, {args.connections} connections, open loop at "
-        f"{args.rate:g}/s; warm-up {outcome.warmup_seconds:.1f} s, then {args.seconds:g} s alone and "
-        f"{args.seconds:g} s attacked; latency from the scheduled send time"
+        f"{args.rate:g}/s; warm-up {outcome.warmup_seconds:.1f} s, then {args.seconds:g} s alone, "
+        f"{args.seconds:g} s attacked by triggers and {args.seconds:g} s by queries; latency from the "
+        "scheduled send time"
     )
     print(
         f"generator health: loop delay p99 {outcome.loop_delay_p99_ms:.1f} ms, "
@@ -381,6 +543,15 @@ def report(outcome: Outcome, args: argparse.Namespace, load: tuple[float, float]
             f"  {label:<19} sent {sum(statuses.values()):>4}: {_errors(statuses):<28} "
             f"answer p50 {median:.0f} ms, max {times[-1] if times else 0.0:.0f} ms"
         )
+    queries, hostile = outcome.queries, outcome.hostile_queries
+    times = sorted(queries.latencies_ms)
+    print()
+    print(
+        f"hostile queries: {QUERY_CONCURRENCY} callers, each {hostile.run_ms if hostile else 0:.0f} ms alone "
+        f"in the call; ended {sum(queries.states.values())} ({_errors(queries.states)}), "
+        f"{queries.in_call} answered in the call, {queries.through_jobs} through a worker's job; "
+        f"p50 {times[len(times) // 2] if times else 0:.0f} ms; refused or failed: {_errors(queries.errors)}"
+    )
     print()
     names = list(outcome.phases[0].cpu_share) if outcome.phases else []
     print("CPU per process, share of one core during each phase (sandbox = the ingress's and worker's")
@@ -395,17 +566,21 @@ def report(outcome: Outcome, args: argparse.Namespace, load: tuple[float, float]
 
 
 def verdict(outcome: Outcome, args: argparse.Namespace) -> None:
-    alone, attacked = outcome.phases
+    alone, *attacks = outcome.phases
     misses = [f"fewer than two 202s {phase.name}" for phase in outcome.phases if phase.step.latency is None]
-    if alone.step.latency is not None and attacked.step.latency is not None:
+    for attacked in attacks:
+        if alone.step.latency is None or attacked.step.latency is None:
+            continue
         ratios = {
             "p99": attacked.step.latency.p99 / alone.step.latency.p99,
             "p50": attacked.step.latency.p50 / alone.step.latency.p50,
             "max": attacked.max_ms / alone.max_ms,
         }
-        print("attacked / alone: " + ", ".join(f"{name} {value:.2f}x" for name, value in ratios.items()))
+        print(
+            f"{attacked.name} / alone: " + ", ".join(f"{name} {value:.2f}x" for name, value in ratios.items())
+        )
         if ratios["p99"] > TARGET_P99_RATIO:
-            misses.append(f"p99 ratio {ratios['p99']:.2f}x > {TARGET_P99_RATIO:g}x")
+            misses.append(f"{attacked.name} p99 ratio {ratios['p99']:.2f}x > {TARGET_P99_RATIO:g}x")
     if alone.step.achieved < SUSTAINED_SHARE * args.rate:
         print(
             f"caution: alone, the stack answered {alone.step.achieved:.0f} of {args.rate:g} triggers/s, so "
@@ -415,7 +590,7 @@ def verdict(outcome: Outcome, args: argparse.Namespace) -> None:
     if victim_errors:
         misses.append(f"{victim_errors} non-202 victim answers")
     print(
-        f"target: attacked p99 within {TARGET_P99_RATIO:g}x of alone, no non-202 victim answer: "
+        f"target: attacked and queried p99 within {TARGET_P99_RATIO:g}x of alone, no non-202 victim answer: "
         + ("PASS" if not misses else "FAIL (" + "; ".join(misses) + ")")
     )
 
@@ -434,6 +609,12 @@ def _arguments() -> argparse.Namespace:
         "httpx's CPU, which on 2 cores is taken from the stack under test)",
     )
     parser.add_argument("--connections", type=int, default=64, help="the victim's connection pool size")
+    parser.add_argument(
+        "--inline-budget-ms",
+        type=float,
+        default=INLINE_BUDGET_MS,
+        help="the stack's SVC_QUERY_INLINE_BUDGET_MS, which the hostile query is calibrated against",
+    )
     add_set_argument(parser)
     return parser.parse_args()
 

@@ -451,21 +451,33 @@ class Settings(BaseSettings):
     query_threads: int = Field(
         2, ge=1, le=256, description="DuckDB threads per company database in a worker."
     )
+    query_niceness: int = Field(
+        19,
+        ge=0,
+        le=19,
+        description=(
+            "The niceness of the threads that run queries (DuckDB's and the ones calling it) in workers and "
+            "the ingress; at 19 (the default) they join Linux's idle class, as the script sandbox does: "
+            "triggers and deliveries always run first, and a query runs at full speed on CPU nothing else "
+            "wants (on a machine the service saturates, a query waits, its time limit counting). `0` leaves "
+            "them at the service's priority."
+        ),
+    )
     query_memory_limit: str = Field(
         "2GB", description="DuckDB memory limit per company database in a worker."
     )
     # Short queries answered in the ingress process while their caller waits
-    # (ingress/analytics/inline_queries.py),
-    # off by default (0: every query goes to a worker, as the design has it): at most this many at once per
-    # ingress process, one per company; each may scan up to inline_max_bytes (estimated) and run
+    # (ingress/analytics/inline_queries.py), as BigQuery's short query mode does: at most this many at once
+    # per ingress process, one per company; each may scan up to inline_max_bytes (estimated) and run
     # inline_budget_ms (or the call's waitMs, if shorter) before it is stopped and handed to a worker.
     query_inline_concurrency: int = Field(
-        0,
+        1,
         ge=0,
         le=64,
         description=(
             "Short queries one ingress process may run itself while their caller waits (`waitMs` ≥ "
-            "100), at most one per company; `0` (the default) sends every query to a worker."
+            "100), at most one per company; past the limits a query goes to a worker; `0` sends every "
+            "query to a worker."
         ),
     )
     query_inline_max_bytes: int = Field(

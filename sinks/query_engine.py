@@ -32,6 +32,7 @@ from sinks.duckdb_engine import S3_SCHEME, S3Access, Spill, connect, sql_literal
 from sinks.duckdb_failures import is_io_error, storage_reason
 from sinks.iceberg.exceptions import StorageFull, StorageUnavailable
 from sinks.storage_full import full
+from sinks.thread_priority import lowering_new_threads
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +78,7 @@ class QueryEngines:
         size: int = 4,
         spill_root: Path | None = None,
         max_spill_bytes: int = 10 * 1000**3,
+        niceness: int = 0,
     ) -> None:
         self._warehouse = readable_path(str(warehouse)).rstrip("/")
         self._s3 = s3
@@ -85,6 +87,7 @@ class QueryEngines:
         self._max_spill_bytes = max_spill_bytes
         self._threads = threads
         self._memory_limit = memory_limit
+        self._niceness = niceness  # of DuckDB's threads (sinks/thread_priority.py)
         # The least recently used company's database is closed to make room for another's.
         self._databases: Lru[str, duckdb.DuckDBPyConnection] = Lru(size, on_drop=_close)
         # Held across the open: one database per company, never two opened for one by threads that missed.
@@ -112,9 +115,13 @@ class QueryEngines:
         prefix = self.company_prefix(namespace)
         if not prefix.startswith(S3_SCHEME):
             Path(prefix).mkdir(parents=True, exist_ok=True)
-        database = connect(
-            threads=self._threads, memory_limit=self._memory_limit, s3=self._s3, spill=self.spill(namespace)
-        )
+        with lowering_new_threads(self._niceness):
+            database = connect(
+                threads=self._threads,
+                memory_limit=self._memory_limit,
+                s3=self._s3,
+                spill=self.spill(namespace),
+            )
         database.execute(f"SET allowed_directories = [{sql_literal(prefix)}]")
         database.execute("SET enable_external_access = false")
         database.execute("SET lock_configuration = true")

@@ -70,8 +70,9 @@ _AREA_OF: dict[str, tuple[str, ...]] = {
         "compact_target_file_bytes", "compact_small_file_bytes", "compact_max_files_per_call",
         "compact_max_bytes_per_call", "auto_maintenance", "maintenance_interval_seconds",
         "maintenance_tables_per_round", "compact_small_files", "query_concurrency", "query_threads",
-        "query_memory_limit", "query_inline_concurrency", "query_inline_max_bytes", "query_inline_budget_ms",
-        "query_inline_memory_limit", "query_timeout_seconds", "query_max_temp_bytes",
+        "query_niceness", "query_memory_limit", "query_inline_concurrency", "query_inline_max_bytes",
+        "query_inline_budget_ms", "query_inline_memory_limit", "query_timeout_seconds",
+        "query_max_temp_bytes",
     ),
     "limits": (
         "rate_limit_per_minute", "rate_limit_per_day", "webhook_rate_limit_per_minute",

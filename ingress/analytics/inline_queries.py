@@ -41,6 +41,7 @@ from sinks.job_results import Written, delete_result, result_key
 from sinks.objectstore import ObjectStore
 from sinks.query_engine import QueryEngines, QueryInterrupted
 from sinks.query_runs import execute, succeeded
+from sinks.thread_priority import lower_this_thread
 
 log = logging.getLogger(__name__)
 # A call that waits less than this is never run here: its budget would be shorter than the run's start.
@@ -114,7 +115,12 @@ class InlineQueries:
         self._store = store
         self._slots = Slots(settings.query_inline_concurrency, set())
         size = max(1, settings.query_inline_concurrency)
-        self._pool = ThreadPoolExecutor(size, thread_name_prefix="inline")
+        self._pool = ThreadPoolExecutor(
+            size,
+            thread_name_prefix="inline",
+            initializer=lower_this_thread,
+            initargs=(settings.query_niceness,),
+        )
         warehouse = iceberg.warehouse_location(settings.resolved_warehouse)
         self._engines = QueryEngines(
             warehouse,
@@ -124,6 +130,7 @@ class InlineQueries:
             size=_DATABASES,
             spill_root=settings.data_dir,
             max_spill_bytes=settings.query_max_temp_bytes,
+            niceness=settings.query_niceness,
         )
         self._outcomes: Counter | None = None
         self._stopping: set[asyncio.Future[None]] = set()  # stops of runs whose call was cancelled

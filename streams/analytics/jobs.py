@@ -61,6 +61,7 @@ from sinks.query_engine import (
 from sinks.query_runs import execute, succeeded
 from sinks.result_orphans import sweep_orphan_results
 from sinks.storage_full import full
+from sinks.thread_priority import lower_this_thread
 from streams.app import metrics_of, raw_topic
 from streams.runtime import WorkerRuntime, survive_outage
 
@@ -132,8 +133,14 @@ class AnalyticsRuntime(WorkerRuntime):
             s3=s3_access_for(warehouse, self.catalog.properties),
             spill_root=settings.data_dir,
             max_spill_bytes=settings.query_max_temp_bytes,
+            niceness=settings.query_niceness,
         )
-        self.pool = ThreadPoolExecutor(settings.query_concurrency, thread_name_prefix="query")
+        self.pool = ThreadPoolExecutor(
+            settings.query_concurrency,
+            thread_name_prefix="query",
+            initializer=lower_this_thread,
+            initargs=(settings.query_niceness,),
+        )
         self.orphans_after: str | None = None  # the result key the next orphan sweep goes on after
         # The consumer's fetch wait, told when a query runs (its polls would compete with DuckDB's threads).
         self.fetch_wait: FetchWait | None = None
