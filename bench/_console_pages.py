@@ -1,6 +1,7 @@
 """The console's deliveries view measured over HTTP with a signed-in session (issue 45's target: p95 of the
 server's answer <= 100 ms at 1,000,000 executions): the first page, a status filter, a time range, a body
-text, an inspector page. Each request is a full page (the console calls the API in process)."""
+text, an inspector page, the charts of the last hour and day. Each request is a full page (the console
+calls the API in process)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import httpx
 from _common import Percentiles, percentiles, progress, timed
 
 CONSOLE_TARGET_P95_MS = 100.0
+CHARTS_EMPTY = "No attempts in this window."
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,10 @@ def cases(
         PageCase("console last day", [f"{view}?{day}"], "Deliveries ("),
         PageCase("console body text", [f"{view}?body={order_text}"], "Deliveries ("),
         PageCase("console inspector", [f"{view}/deliveries/{e}" for e in execution_ids], "Attempts ("),
+        # The charts: /get-delivery-stats over the last hour and the last day (each attempt of the window read
+        # from the history index's range, at most 100,000).
+        PageCase("console charts hour", [f"{view}/charts?window=HOUR"], "attempts since", CHARTS_EMPTY),
+        PageCase("console charts day", [f"{view}/charts?window=DAY"], "attempts since", CHARTS_EMPTY),
     ]
 
 
