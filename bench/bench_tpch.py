@@ -7,12 +7,12 @@ through the table-admin API and the data appended into their Iceberg tables with
 (``lineitem`` and ``orders`` partitioned by month); each query is timed from the /query call until its
 whole result has been read (the preview, or every /job-results page). Every service answer is checked
 against the baseline's. Reported: per-query medians and their ratio, the geometric mean of the ratios
-(target <= 1.2 against DuckDB on the service's own files), the p50/p95 of a trivial query (target p50 <= 6 ms), and for each result of more than
-1,000 rows the time to read it whole through the job's Parquet download instead of its pages (target <=
-1.5x DuckDB's time for the query). The ``job ms`` column is the job's own elapsedMs (from the worker's claim
-to its outcome), which splits a query's time between the worker's run and the trip around it. Times are
-printed, never asserted. ``--baseline-only`` runs everything
-that needs no service.
+(target <= 1.2 against DuckDB on the service's own files), the p50/p95 of a trivial query (target p50 <= 6
+ms), and for each result of more than 1,000 rows the time to read it whole through the job's Parquet
+download instead of its pages (target <= 1.5x DuckDB's time for the query). The ``job ms`` column is the
+job's own elapsedMs (from the claim to the outcome), which splits a query's time between the run and the
+trip around it. Times are printed, never asserted. ``--baseline-only`` runs everything that needs no
+service.
 """
 
 from __future__ import annotations
