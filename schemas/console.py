@@ -19,6 +19,7 @@ from schemas.webhooks import ExecutionStatus
 
 _MAPPING_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
 RESOURCE_TYPES = ("TOOL", "AGENT", "MANAGER")
+MAX_SCRIPT_CHARACTERS = 70_000  # the API's bound is 64 KiB of UTF-8, checked there
 
 
 def parse_mappings(text: str) -> dict[str, str]:
@@ -349,6 +350,23 @@ def parse_filter(text: str) -> dict[str, Any] | None:
     return parsed
 
 
+def _unix_lines(value: Any) -> Any:
+    """A textarea's lines come back ending in CRLF: a script is stored with plain newlines."""
+    return value.replace("\r\n", "\n") if isinstance(value, str) else value
+
+
+def _transform_part(transform_type: str, mappings: dict[str, str], script: str) -> dict[str, Any]:
+    """The ``payloadTransformConfig`` of the form: mappings go only with JSONPATH, a script only with
+    SVC_SCRIPT (the API requires one there and words its refusal); neither is dropped unasked."""
+    if transform_type == "JSONPATH":
+        if script:
+            raise ValueError("a transform script goes only with SVC_SCRIPT: clear it or choose SVC_SCRIPT")
+        return {"transformType": "JSONPATH", "jsonPathMappings": mappings or None}
+    if mappings:
+        raise ValueError("JSONPath mappings go only with a JSONPATH transform: clear them or choose JSONPATH")
+    return {"transformType": "SVC_SCRIPT", "transformScript": script or None}
+
+
 class WebhookEditForm(_Form):
     """A webhook's editable parts; every other part of its configuration is sent back as ``/get`` answered
     it. ``secret`` blank keeps the stored one (the API keeps it while the provider is the same)."""
@@ -361,8 +379,13 @@ class WebhookEditForm(_Form):
     provider: VerificationProvider | None = None
     secret: str = Field("", max_length=1_000)
     header_name: str = Field("", max_length=100)
+    transform_type: Literal["JSONPATH", "SVC_SCRIPT"] = "JSONPATH"
+    transform_script: str = Field("", max_length=MAX_SCRIPT_CHARACTERS)
+    enable_validation: bool = False
+    validation_script: str = Field("", max_length=MAX_SCRIPT_CHARACTERS)
 
     _blank = field_validator("provider", mode="before")(_blank_is_none)
+    _lines = field_validator("transform_script", "validation_script", mode="before")(_unix_lines)
 
     @classmethod
     def shown(cls, config: dict[str, Any]) -> dict[str, str]:
@@ -370,6 +393,7 @@ class WebhookEditForm(_Form):
         handler = config.get("resourceExecutionConfig") or {}
         transform = config.get("payloadTransformConfig") or {}
         verification = config.get("verificationConfig") or {}
+        validation = config.get("validationConfig") or {}
         lines = "\n".join(f"{k} = {v}" for k, v in (transform.get("jsonPathMappings") or {}).items())
         chosen = config.get("filterConfig")
         return {
@@ -381,6 +405,10 @@ class WebhookEditForm(_Form):
             "provider": str(verification.get("provider", "")),
             "secret": "",
             "header_name": str(verification.get("headerName") or ""),
+            "transform_type": str(transform.get("transformType") or "JSONPATH"),
+            "transform_script": str(transform.get("transformScript") or ""),
+            "enable_validation": "true" if validation.get("enableValidation") else "false",
+            "validation_script": str(validation.get("validationScript") or ""),
         }
 
     def edited(self, current: dict[str, Any]) -> dict[str, Any]:
@@ -388,12 +416,13 @@ class WebhookEditForm(_Form):
         mapping or a filter that is not one."""
         config = {**current, "name": self.name}
         mappings = parse_mappings(self.mappings)
-        transform = dict(config.get("payloadTransformConfig") or {})
-        if transform.get("transformType", "JSONPATH") == "JSONPATH":
-            config["payloadTransformConfig"] = {
-                "transformType": "JSONPATH",
-                "jsonPathMappings": mappings or None,
-            }
+        config["payloadTransformConfig"] = _transform_part(
+            self.transform_type, mappings, self.transform_script
+        )
+        config["validationConfig"] = {
+            "enableValidation": self.enable_validation,
+            "validationScript": self.validation_script or None,
+        }
         handler = dict(config.get("resourceExecutionConfig") or {})
         if self.resource_id:
             same = handler.get("resourceId") == self.resource_id

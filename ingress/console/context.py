@@ -15,7 +15,8 @@ from ingress.console import api, auth, pages, sessions
 from schemas.settings import Settings
 
 SIGN_IN = "/console/sign-in"
-MAX_FORM_BYTES = 200_000
+# An edit form carries two scripts of up to 64 KiB and a sample body, percent-encoded.
+MAX_FORM_BYTES = 1_000_000
 
 
 @dataclass

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from ingress.analytics.table_listing import listed_column
 from ingress.webhooks.transform_trial import screens_of
-from schemas.console import AlertRuleForm, ScheduleEditForm, TransformSampleForm
+from schemas.console import AlertRuleForm, ScheduleEditForm, TransformSampleForm, WebhookEditForm
 from sinks.db.analytics.tables import ADMIN_ACCESS, TableAccess
 from sinks.db.webhooks.deliveries import TriggerTarget
 
@@ -148,3 +148,29 @@ def test_a_listed_column_is_marked_masked_and_revealable_by_the_grant() -> None:
     assert not listed_column(email, reader).revealable
     plain = listed_column({"name": "id", "type": "LONG", "nullable": False, "masked": False}, ADMIN_ACCESS)
     assert plain.mask_strategy is None and not plain.revealable
+
+
+def test_a_webhook_edit_carries_its_scripts_and_drops_neither_unasked() -> None:
+    current = {
+        "name": "orders",
+        "payloadTransformConfig": {"transformType": "SVC_SCRIPT", "transformScript": "return {a: 1};"},
+        "validationConfig": {"enableValidation": True, "validationScript": "return true;"},
+    }
+    shown = WebhookEditForm.shown(current)
+    assert shown["transform_type"] == "SVC_SCRIPT" and shown["transform_script"] == "return {a: 1};"
+    assert shown["enable_validation"] == "true" and shown["validation_script"] == "return true;"
+    typed = {**shown, "transform_script": "const a = 1;\r\nreturn {a};", "enable_validation": "false"}
+    edited = WebhookEditForm.model_validate(typed).edited(current)
+    assert edited["payloadTransformConfig"] == {
+        "transformType": "SVC_SCRIPT",
+        "transformScript": "const a = 1;\nreturn {a};",
+    }
+    assert edited["validationConfig"] == {"enableValidation": False, "validationScript": "return true;"}
+    with pytest.raises(ValueError, match="mappings go only with a JSONPATH"):
+        WebhookEditForm.model_validate({**shown, "mappings": "a = $.a"}).edited(current)
+    with pytest.raises(ValueError, match="script goes only with SVC_SCRIPT"):
+        WebhookEditForm.model_validate({**shown, "transform_type": "JSONPATH"}).edited(current)
+    plain = WebhookEditForm.shown({"name": "plain"})
+    assert plain["transform_type"] == "JSONPATH" and plain["enable_validation"] == "false"
+    edited = WebhookEditForm.model_validate(plain).edited({"name": "plain"})
+    assert edited["validationConfig"] == {"enableValidation": False, "validationScript": None}

@@ -94,3 +94,33 @@ def test_refusals(world: World) -> None:
     refused = world.api.call(world.owner, "test-transform", {"webhookConfig": bad, "body": ORDER})
     assert refused.status_code == 400
     assert refused.json()["errors"][0].startswith("webhookConfig.payloadTransformConfig.jsonPathMappings:")
+
+
+def test_the_configs_scripts_run_in_place_of_the_stored_ones(world: World) -> None:
+    stored = {
+        "name": "scripted",
+        "validationConfig": {"enableValidation": True, "validationScript": "return false;"},
+        "payloadTransformConfig": {"transformType": "SVC_SCRIPT", "transformScript": "return {v: 'stored'};"},
+    }
+    webhook_id = world.api.create(world.owner, stored)["webhook"]["id"]
+    assert not _tested(world, {"webhookId": webhook_id, "body": ORDER})["validated"]
+    typed = {
+        "name": "scripted",
+        "validationConfig": {
+            "enableValidation": True,
+            "validationScript": "return 'id' in JSON.parse(body);",
+        },
+        "payloadTransformConfig": {
+            "transformType": "SVC_SCRIPT",
+            "transformScript": "const o = JSON.parse(payload).order;\nreturn {v: o.missing.id};",
+        },
+    }
+    refused = _tested(world, {"webhookId": webhook_id, "webhookConfig": typed, "body": ORDER})
+    assert not refused["validated"] and refused["validationMessage"] == "Webhook validation failed."
+    answer = _tested(
+        world, {"webhookId": webhook_id, "webhookConfig": typed, "body": '{"id": 1, "order": {}}'}
+    )
+    assert answer["validated"] and answer["variables"] is None
+    assert "line 2" in answer["transformError"]
+    kept = world.api.ok(world.owner, "get", {"webhookId": webhook_id})["webhook"]["webhookConfig"]
+    assert kept["validationConfig"]["validationScript"] == "return false;"
