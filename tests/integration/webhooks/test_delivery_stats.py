@@ -1,0 +1,80 @@
+"""/get-delivery-stats counted and ranked by the database (SQLite and PostgreSQL): attempts by bucket and
+status, the nearest-rank p50 and p99 per bucket and over the window, the window's edges kept, another
+webhook's attempts left out."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from core.webhooks.stats import bucket_start, percentile
+from schemas.webhooks import ExecutionStatus
+from sinks.db.models import WebhookExecution
+from sinks.db.webhooks import executions
+from tests.integration.webhooks.conftest import World
+
+pytestmark = pytest.mark.integration
+STATS = "get-delivery-stats"
+
+
+def _add(world: World, webhook_id: str, n: int, queued: datetime, status: str, duration: int | None) -> None:
+    with world.db.sessions.begin() as session:
+        payload_id = executions.store_payload(session, world.company_id, webhook_id, "{}", json.dumps({}))
+        executions.add_entry(
+            session,
+            WebhookExecution(
+                execution_id=f"{n:032x}",
+                webhook_id=webhook_id,
+                company_id=world.company_id,
+                payload_id=payload_id,
+                attempt_number=1,
+                status=status,
+                queued_at=queued,
+                duration_ms=duration,
+                webhook_name="orders",
+                http_method="POST",
+                source_ip="127.0.0.1",
+                transform_type="JSONPATH",
+            ),
+        )
+
+
+def test_attempts_are_counted_by_bucket_and_status_with_their_percentiles(world: World) -> None:
+    webhook_id = world.api.create(world.owner)["webhook"]["id"]
+    other_id = world.api.create(world.owner)["webhook"]["id"]
+    now = datetime.now(UTC)
+    recent = bucket_start(now - timedelta(minutes=5), 60) + timedelta(seconds=7)
+    earlier = bucket_start(now - timedelta(minutes=20), 60) + timedelta(seconds=50)
+    durations = [40, 10, 30, 20, 30, 500]
+    for n, duration in enumerate(durations):
+        status = ExecutionStatus.FAILED if n == 5 else ExecutionStatus.SUCCESS
+        _add(world, webhook_id, n, recent + timedelta(milliseconds=n), status.value, duration)
+    _add(world, webhook_id, 10, earlier, ExecutionStatus.QUEUED.value, None)  # not run yet: no duration
+    _add(world, webhook_id, 11, now - timedelta(hours=3), ExecutionStatus.SUCCESS.value, 7)  # the day only
+    _add(world, other_id, 12, recent, ExecutionStatus.FAILED.value, 9_999)  # another webhook's
+
+    hour = world.api.ok(world.owner, STATS, {"webhookId": webhook_id, "window": "HOUR"})
+    assert (hour["bucketSeconds"], len(hour["buckets"])) in {(60, 61), (60, 62)}
+    assert hour["total"] == 7 and hour["truncated"] is False
+    assert (hour["p50Ms"], hour["p99Ms"]) == (percentile(durations, 0.5), percentile(durations, 0.99))
+    by_start = {bucket["start"]: bucket for bucket in hour["buckets"]}
+    busy = by_start[bucket_start(recent, 60).strftime("%Y-%m-%dT%H:%M:%S.000")]
+    assert busy["counts"] == {"FAILED": 1, "SUCCESS": 5}
+    assert (busy["p50Ms"], busy["p99Ms"]) == (30, 500)
+    queued = by_start[bucket_start(earlier, 60).strftime("%Y-%m-%dT%H:%M:%S.000")]
+    assert queued["counts"] == {"QUEUED": 1} and (queued["p50Ms"], queued["p99Ms"]) == (None, None)
+    assert sum(sum(b["counts"].values()) for b in hour["buckets"]) == 7
+
+    day = world.api.ok(world.owner, STATS, {"webhookId": webhook_id, "window": "DAY"})
+    assert day["total"] == 8 and day["bucketSeconds"] == 1800
+    assert (day["p50Ms"], day["p99Ms"]) == (
+        percentile([*durations, 7], 0.5),
+        percentile([*durations, 7], 0.99),
+    )
+    assert sum(sum(b["counts"].values()) for b in day["buckets"]) == 8
+
+    empty = world.api.ok(world.owner, STATS, {"webhookId": world.api.create(world.owner)["webhook"]["id"]})
+    assert (empty["total"], empty["p50Ms"], empty["p99Ms"]) == (0, None, None)
+    assert all(bucket["counts"] == {} for bucket in empty["buckets"])
