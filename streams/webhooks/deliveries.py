@@ -349,14 +349,14 @@ class DeliveryRuntime(HandlerRuntime):
     async def wake_waiting(self) -> None:
         """Hand to Kafka the waiting deliveries whose destination has room now (destinations.py)."""
         await self.ready.wait()
-        if not await asyncio.to_thread(self._any_waiting):
-            return  # nearly every round: a read of an index holding only waiting deliveries, no write lock
+        if not await asyncio.to_thread(self._wake_due):
+            return  # nearly every round: reads only, no write lock (none waits, or no destination has room)
         woken = await self.committer.run(lambda session: destinations.wake_waiting(session, now()))
         await self.dispatch(woken)
 
-    def _any_waiting(self) -> bool:
+    def _wake_due(self) -> bool:
         with self.sessions() as session:
-            return destinations.any_waiting(session)
+            return destinations.wake_due(session, now())
 
     async def reconcile(self) -> None:
         await self.ready.wait()

@@ -282,9 +282,27 @@ def take_for_share(session: Session, company_id: str, limit: int, now: datetime)
     return _take_waiting(session, fair_share.marker(company_id), limit, now)
 
 
-def any_waiting(session: Session) -> bool:
-    return (
-        session.scalar(select(_ENTRIES.c.id).where(_ENTRIES.c.waiting_for.is_not(None)).limit(1)) is not None
+def wake_due(session: Session, now: datetime, limit: int = 1_000) -> bool:
+    """Whether the leader's sweep (``wake_waiting``) may wake anything now: a delivery waits for a company's
+    share or for a handler that is gone, or a destination deliveries wait for has room. Reads only, so a
+    sweep that would wake nothing (a destination at its limit, whose ending calls hand their slots over
+    themselves) never takes the write lock: every 0.2 s it held the group commit that the other companies'
+    claims and settles wait for."""
+    waited_for = list(
+        session.scalars(
+            select(_ENTRIES.c.waiting_for).where(_ENTRIES.c.waiting_for.is_not(None)).distinct().limit(limit)
+        )
+    )
+    if any(fair_share.company_of(item) is not None for item in waited_for):
+        return True
+    found = _destinations(session, waited_for, lock=False)
+    if len(found) < len(waited_for):
+        return True
+    states = _states(session, found, now)
+    counts = in_flight(session, found)
+    return any(
+        capacity(states[resource_id], destination.limits, counts[resource_id], now) > 0
+        for resource_id, destination in found.items()
     )
 
 

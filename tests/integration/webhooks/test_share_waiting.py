@@ -79,3 +79,26 @@ def test_the_leaders_sweep_wakes_a_share_only_when_its_company_holds_no_slot(db:
     with db.sessions.begin() as session:
         woken = destinations.wake_waiting(session, now)
     assert woken == tasks[1 : 1 + destinations.SHARE_WAKE]  # oldest first, a few a round
+
+
+def test_the_sweep_is_due_only_when_a_waiting_destination_has_room(db: Db) -> None:
+    """The leader's sweep reads first (``wake_due``) and takes the write lock only when it may wake something:
+    a destination at its limit, whose ending calls hand their slots over themselves, is left alone."""
+    tasks = limited_deliveries(db, 2, 5)
+    now = datetime.now(UTC)
+    with db.sessions() as session:
+        assert destinations.wake_due(session, now) is False  # nothing waits
+    with db.sessions.begin() as session:
+        running = delivery_attempts.claim(session, tasks, now, breaker=BREAKER)
+    assert len(running) == 2
+    assert running[0].destination is not None
+    assert set(_waiting_for(db, [task.entry_id for task in tasks[2:]]).values()) == {running[0].destination}
+    with db.sessions() as session:
+        assert destinations.wake_due(session, now) is False  # at its limit
+    with db.sessions.begin() as session:  # a call ended without handing its slot over (its worker stopped)
+        ended = update(WebhookExecution).where(WebhookExecution.id == running[0].task.entry_id)
+        session.execute(ended.values(status="SUCCESS"))
+    with db.sessions() as session:
+        assert destinations.wake_due(session, now) is True
+    with db.sessions.begin() as session:
+        assert destinations.wake_waiting(session, now) == tasks[2:3]
