@@ -10,12 +10,9 @@ that appeared across the open that no ``threading.Thread`` owns (``new_threads``
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import threading
 from collections.abc import Iterator
-
-log = logging.getLogger(__name__)
 
 
 def thread_ids() -> frozenset[int]:

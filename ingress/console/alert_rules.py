@@ -55,7 +55,7 @@ def _form(fields: dict[str, str]) -> AlertRuleForm | list[str]:
     try:
         return AlertRuleForm.model_validate(fields)
     except ValidationError as exc:
-        return [f"{'.'.join(str(p) for p in e['loc']) or 'form'}: {e['msg']}" for e in exc.errors()]
+        return pages.form_errors(exc)
 
 
 @router.get("/new")

@@ -6,6 +6,7 @@ import functools
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from pydantic import ValidationError
 from starlette.responses import HTMLResponse, RedirectResponse
 
 from ingress.console import views
@@ -48,3 +49,8 @@ def render(
 
 def redirect(location: str, headers: dict[str, str] | None = None) -> RedirectResponse:
     return RedirectResponse(location, status_code=303, headers={**SECURITY_HEADERS, **(headers or {})})
+
+
+def form_errors(exc: ValidationError) -> list[str]:
+    """A refused form's errors, one line each: the field, then what is wrong with it."""
+    return [f"{'.'.join(str(p) for p in e['loc']) or 'form'}: {e['msg']}" for e in exc.errors()]

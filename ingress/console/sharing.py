@@ -59,8 +59,7 @@ async def share(request: Request, webhook_id: str) -> Response:
     try:
         body = ShareForm.model_validate(fields).request_body(webhook_id)
     except ValidationError as exc:
-        errors = [f"{'.'.join(str(p) for p in e['loc']) or 'form'}: {e['msg']}" for e in exc.errors()]
-        return await _share_page(console, webhook_id, fields, 400, errors=errors)
+        return await _share_page(console, webhook_id, fields, 400, errors=pages.form_errors(exc))
     except ValueError as exc:
         return await _share_page(console, webhook_id, fields, 400, errors=[str(exc)])
     answer = await console.api(f"{WEBHOOKS}/share", body)

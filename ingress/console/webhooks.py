@@ -32,10 +32,6 @@ INSPECT_PAGE_SIZE = 100
 STATS_WINDOWS = ("HOUR", "DAY")
 
 
-def _errors_of(exc: ValidationError) -> list[str]:
-    return [f"{'.'.join(str(p) for p in e['loc']) or 'form'}: {e['msg']}" for e in exc.errors()]
-
-
 async def _list(console: Console, status: int = 200, **context: Any) -> Response:
     answer = await console.api(f"{WEBHOOKS}/get-all", {})
     context.setdefault("errors", [])
@@ -61,7 +57,7 @@ async def create_webhook(request: Request) -> Response:
         form = WebhookForm.model_validate(fields)
         config = form.webhook_config()
     except (ValidationError, ValueError) as exc:
-        errors = _errors_of(exc) if isinstance(exc, ValidationError) else [str(exc)]
+        errors = pages.form_errors(exc) if isinstance(exc, ValidationError) else [str(exc)]
         return await _list(console, 400, errors=errors, form=WebhookForm.blank(fields))
     answer = await console.api(f"{WEBHOOKS}/create", {"webhookConfig": config})
     if not answer.ok:
@@ -77,7 +73,7 @@ async def webhook_detail(request: Request, webhook_id: str) -> Response:
     try:
         chosen = DeliveryFilter.model_validate(dict(request.query_params))
     except ValidationError as exc:
-        chosen, errors = DeliveryFilter(), _errors_of(exc)
+        chosen, errors = DeliveryFilter(), pages.form_errors(exc)
     else:
         errors = []
     return await _detail(console, webhook_id, chosen, errors=errors)
@@ -170,7 +166,7 @@ async def replay(request: Request, webhook_id: str) -> Response:
     try:
         form = ReplayForm.model_validate(fields)
     except ValidationError as exc:
-        return await _detail(console, webhook_id, DeliveryFilter(), 400, errors=_errors_of(exc))
+        return await _detail(console, webhook_id, DeliveryFilter(), 400, errors=pages.form_errors(exc))
     answer = await console.api(f"{WEBHOOKS}/replay", form.request_body(webhook_id))
     if not answer.ok:
         return await _detail(console, webhook_id, DeliveryFilter(), answer.status, errors=answer.errors)
@@ -220,7 +216,7 @@ async def edit(request: Request, webhook_id: str) -> Response:
     try:
         config = WebhookEditForm.model_validate(fields).edited(webhook["webhookConfig"])
     except (ValidationError, ValueError) as exc:
-        errors = _errors_of(exc) if isinstance(exc, ValidationError) else [str(exc)]
+        errors = pages.form_errors(exc) if isinstance(exc, ValidationError) else [str(exc)]
         return await _edit_page(console, webhook, fields, 400, errors=errors)
     answer = await console.api(
         f"{WEBHOOKS}/update",
@@ -247,7 +243,7 @@ async def test_transform(request: Request, webhook_id: str) -> Response:
         config = WebhookEditForm.model_validate(fields).edited(webhook["webhookConfig"])
         sample = TransformSampleForm.model_validate(fields)
     except (ValidationError, ValueError) as exc:
-        errors = _errors_of(exc) if isinstance(exc, ValidationError) else [str(exc)]
+        errors = pages.form_errors(exc) if isinstance(exc, ValidationError) else [str(exc)]
         return await _edit_page(console, webhook, fields, 400, errors=errors)
     answer = await console.api(f"{WEBHOOKS}/test-transform", sample.request_body(webhook_id, config))
     if not answer.ok:

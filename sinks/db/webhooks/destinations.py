@@ -282,17 +282,22 @@ def take_for_share(session: Session, company_id: str, limit: int, now: datetime)
     return _take_waiting(session, fair_share.marker(company_id), limit, now)
 
 
+def _waited_for(session: Session, limit: int) -> list[str]:
+    """What deliveries wait for (destinations, and companies' shares), each once."""
+    return list(
+        session.scalars(
+            select(_ENTRIES.c.waiting_for).where(_ENTRIES.c.waiting_for.is_not(None)).distinct().limit(limit)
+        )
+    )
+
+
 def wake_due(session: Session, now: datetime, limit: int = 1_000) -> bool:
     """Whether the leader's sweep (``wake_waiting``) may wake anything now: a delivery waits for a company's
     share or for a handler that is gone, or a destination deliveries wait for has room. Reads only, so a
     sweep that would wake nothing (a destination at its limit, whose ending calls hand their slots over
     themselves) never takes the write lock: every 0.2 s it held the group commit that the other companies'
     claims and settles wait for."""
-    waited_for = list(
-        session.scalars(
-            select(_ENTRIES.c.waiting_for).where(_ENTRIES.c.waiting_for.is_not(None)).distinct().limit(limit)
-        )
-    )
+    waited_for = _waited_for(session, limit)
     if any(fair_share.company_of(item) is not None for item in waited_for):
         return True
     found = _destinations(session, waited_for, lock=False)
@@ -310,11 +315,7 @@ def wake_waiting(session: Session, now: datetime, limit: int = 1_000) -> list[De
     """The leader's sweep: wake the waiting deliveries whose destination has room now, and a few of those
     waiting for the share of a company that holds no slot anywhere (the worker that would have handed its
     slots over stopped)."""
-    waited_for = list(
-        session.scalars(
-            select(_ENTRIES.c.waiting_for).where(_ENTRIES.c.waiting_for.is_not(None)).distinct().limit(limit)
-        )
-    )
+    waited_for = _waited_for(session, limit)
     companies = [company for company in map(fair_share.company_of, waited_for) if company is not None]
     resource_ids = [item for item in waited_for if fair_share.company_of(item) is None]
     woken_shares = _wake_shares(session, companies, now)

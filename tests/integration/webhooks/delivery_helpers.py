@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from dataclasses import replace
@@ -12,7 +13,8 @@ from schemas.admin import GrantSpec, ResourceSpec
 from schemas.deliveries import DeliveryTask
 from schemas.enums import AccessLevel
 from sinks.db import resources
-from sinks.db.webhooks import definitions, deliveries
+from sinks.db.models import WebhookExecution
+from sinks.db.webhooks import definitions, deliveries, executions
 from sinks.db.webhooks.deliveries import Delivery, TriggerTarget
 from tests.fixtures.handler import RecordingHandler
 from tests.fixtures.stack import Db
@@ -118,3 +120,38 @@ def limited_deliveries(db: Db, limit: int, count: int) -> list[DeliveryTask]:
                 deliveries.record_delivery(session, replace(template, execution_id=uuid.uuid4().hex))
             )
     return tasks
+
+
+def add_history_entry(
+    world: World,
+    webhook_id: str,
+    n: int,
+    *,
+    queued_at: datetime,
+    status: str,
+    body: str = "{}",
+    attempt: int = 1,
+    duration_ms: int | None = None,
+) -> None:
+    """One history entry of execution ``n`` (its id ``n`` in hex), with its stored body, written directly."""
+    with world.db.sessions.begin() as session:
+        payload_id = executions.store_payload(
+            session, world.company_id, webhook_id, body, json.dumps({"content-type": "application/json"})
+        )
+        executions.add_entry(
+            session,
+            WebhookExecution(
+                execution_id=f"{n:032x}",
+                webhook_id=webhook_id,
+                company_id=world.company_id,
+                payload_id=payload_id,
+                attempt_number=attempt,
+                status=status,
+                queued_at=queued_at,
+                duration_ms=duration_ms,
+                webhook_name="orders",
+                http_method="POST",
+                source_ip="127.0.0.1",
+                transform_type="JSONPATH",
+            ),
+        )

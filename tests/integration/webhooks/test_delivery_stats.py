@@ -4,41 +4,21 @@ webhook's attempts left out."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from core.webhooks.stats import bucket_start, percentile
 from schemas.webhooks import ExecutionStatus
-from sinks.db.models import WebhookExecution
-from sinks.db.webhooks import executions
 from tests.integration.webhooks.conftest import World
+from tests.integration.webhooks.delivery_helpers import add_history_entry
 
 pytestmark = pytest.mark.integration
 STATS = "get-delivery-stats"
 
 
 def _add(world: World, webhook_id: str, n: int, queued: datetime, status: str, duration: int | None) -> None:
-    with world.db.sessions.begin() as session:
-        payload_id = executions.store_payload(session, world.company_id, webhook_id, "{}", json.dumps({}))
-        executions.add_entry(
-            session,
-            WebhookExecution(
-                execution_id=f"{n:032x}",
-                webhook_id=webhook_id,
-                company_id=world.company_id,
-                payload_id=payload_id,
-                attempt_number=1,
-                status=status,
-                queued_at=queued,
-                duration_ms=duration,
-                webhook_name="orders",
-                http_method="POST",
-                source_ip="127.0.0.1",
-                transform_type="JSONPATH",
-            ),
-        )
+    add_history_entry(world, webhook_id, n, queued_at=queued, status=status, duration_ms=duration)
 
 
 def test_attempts_are_counted_by_bucket_and_status_with_their_percentiles(world: World) -> None:

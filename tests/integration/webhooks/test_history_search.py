@@ -11,8 +11,9 @@ import pytest
 
 from schemas.webhooks import ExecutionStatus
 from sinks.db.models import WebhookExecution, WebhookPayload
-from sinks.db.webhooks import executions, history_search
+from sinks.db.webhooks import history_search
 from tests.integration.webhooks.conftest import World
+from tests.integration.webhooks.delivery_helpers import add_history_entry
 
 pytestmark = pytest.mark.integration
 
@@ -21,27 +22,11 @@ HISTORY = "get-execution-history"
 
 
 def _add(world: World, webhook_id: str, n: int, body: str, status: ExecutionStatus, attempt: int = 1) -> None:
-    with world.db.sessions.begin() as session:
-        payload_id = executions.store_payload(
-            session, world.company_id, webhook_id, body, json.dumps({"content-type": "application/json"})
-        )
-        executions.add_entry(
-            session,
-            WebhookExecution(
-                execution_id=f"{n:032x}",
-                webhook_id=webhook_id,
-                company_id=world.company_id,
-                payload_id=payload_id,
-                attempt_number=attempt,
-                status=status.value,
-                # A retry is queued after the attempt before it, as the worker queues it.
-                queued_at=T0 + timedelta(minutes=n, seconds=attempt - 1),
-                webhook_name="orders",
-                http_method="POST",
-                source_ip="127.0.0.1",
-                transform_type="JSONPATH",
-            ),
-        )
+    # A retry is queued after the attempt before it, as the worker queues it.
+    queued_at = T0 + timedelta(minutes=n, seconds=attempt - 1)
+    add_history_entry(
+        world, webhook_id, n, queued_at=queued_at, status=status.value, body=body, attempt=attempt
+    )
 
 
 def _seed(world: World, webhook_id: str, count: int) -> None:
