@@ -1,5 +1,6 @@
 """Delivery attempts counted into time buckets by status, with nearest-rank latency percentiles: the numbers
-behind ``/custom-webhooks/get-delivery-stats`` and the console's charts."""
+behind ``/custom-webhooks/get-delivery-stats`` and the console's charts. The database counts the attempts per
+bucket and status (``AttemptGroup``); these rules lay the groups out over the window."""
 
 from __future__ import annotations
 
@@ -10,10 +11,15 @@ from datetime import datetime, timedelta
 
 
 @dataclass(frozen=True)
-class Attempt:
-    queued_at: datetime
+class AttemptGroup:
+    """The attempts of one bucket and one status as the database counted them: the bucket's number (its
+    start's seconds since 1970 over the bucket's length), how many, and the handler durations of those that
+    have one."""
+
+    bucket: int
     status: str
-    duration_ms: int | None
+    count: int
+    durations: list[int]
 
 
 @dataclass
@@ -38,18 +44,20 @@ def bucket_start(moment: datetime, bucket_seconds: int) -> datetime:
     return datetime.fromtimestamp(seconds - seconds % bucket_seconds, tz=moment.tzinfo)
 
 
-def buckets(attempts: list[Attempt], since: datetime, until: datetime, bucket_seconds: int) -> list[Bucket]:
+def buckets(
+    groups: list[AttemptGroup], since: datetime, until: datetime, bucket_seconds: int
+) -> list[Bucket]:
     """Every bucket from the one holding ``since`` to the one holding ``until``, empty ones included, with the
-    attempts queued in each; attempts outside that span are left out."""
+    groups counted in each; groups outside that span are left out."""
     first = bucket_start(since, bucket_seconds)
+    first_number = int(first.timestamp()) // bucket_seconds
     step = timedelta(seconds=bucket_seconds)
     count = int((bucket_start(until, bucket_seconds) - first) / step) + 1
     found = [Bucket(first + step * index) for index in range(count)]
-    for attempt in attempts:
-        index = int((attempt.queued_at - first) / step)
-        if attempt.queued_at < first or index >= count:
+    for group in groups:
+        index = group.bucket - first_number
+        if not 0 <= index < count:
             continue
-        found[index].counts[attempt.status] += 1
-        if attempt.duration_ms is not None:
-            found[index].durations.append(attempt.duration_ms)
+        found[index].counts[group.status] += group.count
+        found[index].durations.extend(group.durations)
     return found

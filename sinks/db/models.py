@@ -257,8 +257,16 @@ class WebhookExecution(Base):
     __tablename__ = "webhook_executions"
     __table_args__ = (
         Index("ix_webhook_executions_history", "company_id", "webhook_id", "queued_at", "id"),
+        # The handler's duration last: the delivery stats count a window from this index alone (no row
+        # looked up), and a settle sets it with the status, so the entry it rewrites anyway carries it.
         Index(
-            "ix_webhook_executions_status_history", "company_id", "webhook_id", "status", "queued_at", "id"
+            "ix_webhook_executions_status_history",
+            "company_id",
+            "webhook_id",
+            "status",
+            "queued_at",
+            "id",
+            "duration_ms",
         ),
         Index("ix_webhook_executions_execution", "execution_id", "attempt_number"),
         Index("ix_webhook_executions_pending", "status", "dispatched_at", "available_at"),

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core.webhooks.stats import Attempt, bucket_start, buckets, percentile
+from core.webhooks.stats import AttemptGroup, bucket_start, buckets, percentile
 from ingress.console import views
 
 pytestmark = pytest.mark.unit
@@ -26,13 +26,15 @@ def test_nearest_rank_percentiles() -> None:
 def test_buckets_span_the_window_and_count_by_status() -> None:
     assert bucket_start(T0, 60) == datetime(2026, 12, 2, 10, 0, tzinfo=UTC)
     assert bucket_start(T0, 1800) == datetime(2026, 12, 2, 10, 0, tzinfo=UTC)
-    attempts = [
-        Attempt(T0, "SUCCESS", 10),
-        Attempt(T0 + timedelta(seconds=20), "FAILED", 30),
-        Attempt(T0 + timedelta(minutes=2), "SUCCESS", None),
-        Attempt(T0 - timedelta(minutes=5), "SUCCESS", 1),  # before the window: left out
+    minute = int(T0.timestamp()) // 60
+    groups = [
+        AttemptGroup(minute, "SUCCESS", 1, [10]),
+        AttemptGroup(minute, "FAILED", 1, [30]),
+        AttemptGroup(minute + 2, "SUCCESS", 1, []),
+        AttemptGroup(minute - 5, "SUCCESS", 1, [1]),  # before the window: left out
+        AttemptGroup(minute + 4, "SUCCESS", 1, [1]),  # after it: left out
     ]
-    found = buckets(attempts, T0, T0 + timedelta(minutes=3), 60)
+    found = buckets(groups, T0, T0 + timedelta(minutes=3), 60)
     assert [b.start.minute for b in found] == [0, 1, 2, 3]
     assert dict(found[0].counts) == {"SUCCESS": 1, "FAILED": 1} and found[0].durations == [10, 30]
     assert (

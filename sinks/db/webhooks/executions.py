@@ -6,15 +6,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, func, select
+from sqlalchemy import String, Table, func, select
+from sqlalchemy import cast as sa_cast
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from core.webhooks.bodies import StoredBody, stored_body
-from core.webhooks.stats import Attempt
+from core.webhooks.stats import AttemptGroup
 from schemas.webhooks import ExecutionStatus
 from sinks import credentials
 from sinks.db.deferred import at_commit, gathered
+from sinks.db.epoch_seconds import epoch_seconds
 from sinks.db.models import WebhookExecution, WebhookExecutionCount, WebhookPayload
 
 
@@ -180,19 +182,41 @@ def rows_of(session: Session, company_id: str, ids: list[str]) -> list[HistoryRo
     return [by_id[entry_id] for entry_id in ids if entry_id in by_id]
 
 
-def attempts_since(
-    session: Session, company_id: str, webhook_id: str, since: datetime, limit: int
-) -> list[Attempt]:
-    """The webhook's attempts queued from ``since``, newest first, at most ``limit``: a range of the history
-    index (company, webhook, queued_at), each row read for its status and duration."""
-    rows = session.execute(
-        select(WebhookExecution.queued_at, WebhookExecution.status, WebhookExecution.duration_ms)
-        .where(
-            WebhookExecution.company_id == company_id,
-            WebhookExecution.webhook_id == webhook_id,
-            WebhookExecution.queued_at >= since,
-        )
+def attempt_groups(
+    session: Session, company_id: str, webhook_id: str, since: datetime, bucket_seconds: int, limit: int
+) -> tuple[list[AttemptGroup], bool]:
+    """The webhook's attempts queued from ``since``, counted by the database per bucket of ``bucket_seconds``
+    and status with each group's handler durations, and whether the window held more than ``limit`` (then
+    only those queued after the first one past the ``limit`` newest are counted). The count reads one range
+    per status of the per-status history index, which holds every column it reads, so no row is looked up
+    and few rows reach Python."""
+    history = (WebhookExecution.company_id == company_id, WebhookExecution.webhook_id == webhook_id)
+    cutoff = session.execute(
+        select(WebhookExecution.queued_at)
+        .where(*history, WebhookExecution.queued_at >= since)
         .order_by(WebhookExecution.queued_at.desc(), WebhookExecution.id.desc())
-        .limit(limit)
+        .offset(limit)
+        .limit(1)
+    ).scalar()
+    bucket = epoch_seconds(WebhookExecution.queued_at) // bucket_seconds
+    rows = session.execute(
+        select(
+            bucket,
+            WebhookExecution.status,
+            func.count(),
+            func.aggregate_strings(sa_cast(WebhookExecution.duration_ms, String), ","),
+        )
+        .where(
+            *history,
+            WebhookExecution.status.in_(list(ExecutionStatus)),
+            WebhookExecution.queued_at >= since if cutoff is None else WebhookExecution.queued_at > cutoff,
+        )
+        .group_by(bucket, WebhookExecution.status)
     )
-    return [Attempt(queued_at, status, duration_ms) for queued_at, status, duration_ms in rows]
+    groups = [
+        AttemptGroup(
+            int(number), status, count, [int(value) for value in durations.split(",")] if durations else []
+        )
+        for number, status, count, durations in rows
+    ]
+    return groups, cutoff is not None

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import pytest
 
 from schemas.webhooks import ExecutionStatus
-from sinks.db.webhooks import history_search
+from sinks.db.webhooks import executions, history_search
 from sinks.db.webhooks.history_search import HistorySearch
 from tests.fixtures.query_plans import plans, statements
 from tests.fixtures.stack import Db
@@ -65,3 +65,12 @@ def test_one_executions_attempts_come_from_the_execution_index(sqlite_db: Db) ->
     assert entries == [
         "SEARCH webhook_executions USING INDEX ix_webhook_executions_execution (execution_id=?)"
     ]
+
+
+def test_the_delivery_stats_count_a_window_from_the_covering_indexes_alone(sqlite_db: Db) -> None:
+    with sqlite_db.sessions() as session, statements(sqlite_db.engine) as seen:
+        assert executions.attempt_groups(session, "c" * 32, "w" * 32, SINCE, 60, 1_000) == ([], False)
+    cutoff, counted = plans(sqlite_db.engine, seen, "webhook_executions")
+    assert cutoff == [f"{RANGE} (company_id=? AND webhook_id=? AND queued_at>?)"]
+    assert counted[0] == f"{STATUS_RANGE} (company_id=? AND webhook_id=? AND status=? AND queued_at>?)"
+    assert not any("webhook_executions USING INDEX" in step or step.startswith("SCAN") for step in counted)
