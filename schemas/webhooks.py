@@ -429,6 +429,21 @@ class ApiKeyAnswer(WireModel):
     errors: list[str] = Field(default_factory=list)
 
 
+class DirectShareEntry(WireModel):
+    user_id: str
+    user_email: str
+    access_level: AccessLevel
+
+
+class SharesAnswer(WireModel):
+    """``/get-shares`` (svc's addition): the webhook's sharing and every member shared with it directly."""
+
+    sharing_level: SharingLevel
+    company_permission_level: AccessLevel | None = None
+    direct_shares: list[DirectShareEntry]
+    errors: list[str] = Field(default_factory=list)
+
+
 class SharedAnswer(WireModel):
     updated: bool
     errors: list[str] = Field(default_factory=list)

@@ -1,6 +1,7 @@
 """Sharing a webhook: its current sharing as ``/get`` answers it (the level, the company's access level, the
-caller's own), and a form sent to ``/share`` (a level, the company's access level, members to add or remove);
-the API's refusals (a caller below ADMIN, a user outside the company) shown as it words them."""
+caller's own), the members it is shared with directly as ``/get-shares`` answers them (to an ADMIN), and a
+form sent to ``/share`` (a level, the company's access level, members to add or remove); the API's refusals
+(a caller below ADMIN, a user outside the company) shown as it words them."""
 
 from __future__ import annotations
 
@@ -29,12 +30,17 @@ async def _share_page(
     if not got.ok:
         return console.page("error.html", status=got.status, errors=got.errors)
     webhook = got.body["webhook"]
+    shares = None
+    if webhook["userAccessLevel"] == AccessLevel.ADMIN.value:
+        listed = await console.api(f"{WEBHOOKS}/get-shares", {"webhookId": webhook_id})
+        shares = listed.body.get("directShares") if listed.ok else None
     context.setdefault("errors", [])
     context.setdefault("saved", False)
     return console.page(
         "webhook_share.html",
         status=status,
         webhook=webhook,
+        shares=shares,
         form={**ShareForm.shown(webhook), **fields},
         levels=[level.value for level in SharingLevel],
         access_levels=[level.value for level in AccessLevel],

@@ -24,6 +24,7 @@ from schemas.webhooks import (
     CreatedWebhookAnswer,
     CreateWebhookRequest,
     DeletedAnswer,
+    DirectShareEntry,
     ExecutionDetails,
     ExecutionEntry,
     ExecutionStatus,
@@ -31,6 +32,7 @@ from schemas.webhooks import (
     HistoryRequest,
     SharedAnswer,
     ShareRequest,
+    SharesAnswer,
     ShareUser,
     UpdateWebhookRequest,
     Webhook,
@@ -227,6 +229,25 @@ def share_webhook(body: ShareRequest, caller: PoweruserCaller, session: DbSessio
         set(remove),
     )
     return SharedAnswer(updated=True)
+
+
+@router.post("/get-shares", response_model=SharesAnswer, response_model_by_alias=True)
+def get_webhook_shares(body: WebhookIdRequest, caller: PoweruserCaller, session: DbSession) -> SharesAnswer:
+    """svc's addition: who a webhook is shared with, for those who may change it (ADMIN, as /share)."""
+    visible = _visible(session, caller, body.webhook_id, AccessLevel.READ)
+    if not visible.level.allows(AccessLevel.ADMIN):
+        raise ApiError(403, "Only admins can see who this webhook is shared with")
+    webhook = visible.webhook
+    return SharesAnswer(
+        sharing_level=webhook.sharing_level,
+        company_permission_level=webhook.company_permission_level,
+        direct_shares=[
+            DirectShareEntry(
+                user_id=share.user_id, user_email=share.user_email, access_level=share.access_level
+            )
+            for share in definitions.direct_shares(session, webhook)
+        ],
+    )
 
 
 def _entry(row: HistoryRow, body: Body, replay_of: str | None = None) -> ExecutionEntry:

@@ -118,6 +118,7 @@ OTHER_OPERATIONS: dict[str, type[BaseModel]] = {
     "/svc_poweruser/destinations/get-all": identity.EmptyRequest,
     f"{WEBHOOKS}/get-delivery-stats": DeliveryStatsRequest,
     f"{WEBHOOKS}/get": WebhookIdRequest,
+    f"{WEBHOOKS}/get-shares": WebhookIdRequest,
     f"{WEBHOOKS}/delete": WebhookIdRequest,
     f"{WEBHOOKS}/refresh-api-key": WebhookIdRequest,
     f"{WEBHOOKS}/replay": ReplayRequest,

@@ -195,6 +195,24 @@ def company_users(session: Session, company_id: str, ids: set[str], emails: set[
     )
 
 
+@dataclass(frozen=True)
+class DirectShare:
+    user_id: str
+    user_email: str
+    access_level: AccessLevel
+
+
+def direct_shares(session: Session, webhook: Webhook) -> list[DirectShare]:
+    """The members the webhook is shared with directly, by email: kept under every sharing level."""
+    rows = session.execute(
+        select(User.id, User.email, WebhookShare.access_level)
+        .join(User, User.id == WebhookShare.user_id)
+        .where(WebhookShare.company_id == webhook.company_id, WebhookShare.webhook_id == webhook.id)
+        .order_by(User.email)
+    )
+    return [DirectShare(user_id, email, AccessLevel(level)) for user_id, email, level in rows]
+
+
 def set_sharing(
     session: Session,
     webhook: Webhook,

@@ -1,6 +1,7 @@
 """Sharing a webhook in the console: an admin shares it with a member at READ (an unknown user first, refused
-as the API words it), the member sees it in the list and is refused an edit and a share by the API, then the
-admin makes it PRIVATE again and removes the member, who no longer sees it."""
+as the API words it) and sees the member listed as shared directly; the member sees it in the list and is
+refused an edit and a share by the API (and is not shown who else it is shared with), then the admin makes it
+PRIVATE again and removes the member, who no longer sees it."""
 
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ def test_an_admin_shares_a_webhook_with_a_member_at_read_then_makes_it_private(
     page.get_by_role("link", name="Share").click()
     assert page.locator("#sharing-level").inner_text() == "PRIVATE"
     assert page.locator("#your-access").inner_text() == "ADMIN"
+    assert page.locator("#direct-shares-none").is_visible()
     page.get_by_label("Sharing level").select_option("SPECIFIC_MEMBER")
     page.get_by_label("Members to add").fill("nobody@acme.test READ")
     page.get_by_role("button", name="Share").click()
@@ -59,6 +61,7 @@ def test_an_admin_shares_a_webhook_with_a_member_at_read_then_makes_it_private(
     page.get_by_role("button", name="Share").click()
     assert page.get_by_role("status").inner_text() == "Sharing saved."
     assert page.locator("#sharing-level").inner_text() == "SPECIFIC_MEMBER"
+    assert page.locator("#direct-shares tbody tr").all_inner_texts() == [f"{MEMBER}\tREAD"]
     shot(page, "webhook-share")
     _sign_out(page)
 
@@ -73,6 +76,7 @@ def test_an_admin_shares_a_webhook_with_a_member_at_read_then_makes_it_private(
     watched.refused(403)
     page.goto(f"{ingress.base_url}/console/webhooks/{webhook_id}/share")
     assert page.locator("#your-access").inner_text() == "READ"
+    assert "Only an admin of this webhook sees who it is shared with." in page.locator("main").inner_text()
     page.get_by_label("Sharing level").select_option("COMPANY")
     page.get_by_label("Company access (COMPANY)").select_option("ADMIN")
     page.get_by_role("button", name="Share").click()
@@ -87,6 +91,7 @@ def test_an_admin_shares_a_webhook_with_a_member_at_read_then_makes_it_private(
     page.get_by_role("button", name="Share").click()
     assert page.get_by_role("status").inner_text() == "Sharing saved."
     assert page.locator("#sharing-level").inner_text() == "PRIVATE"
+    assert page.locator("#direct-shares-none").is_visible()
     assert not page.locator("main").inner_text().count("renamed by a reader")
     _sign_out(page)
 

@@ -18,6 +18,7 @@ def attempt(world: World, who: Person, operation: str, webhook_id: str) -> int:
         "refresh-api-key": {},
         "get-execution-history": {},
         "share": {"level": "PRIVATE"},
+        "get-shares": {},
         "delete": {},
     }
     answer = world.api.call(who, operation, {"webhookId": webhook_id, **bodies[operation]})
@@ -45,6 +46,7 @@ EXPECTED = {
     "update": (401, 403, 200, 200, 200),
     "refresh-api-key": (401, 403, 403, 403, 200),
     "share": (401, 403, 403, 403, 200),
+    "get-shares": (401, 403, 403, 403, 200),
     "delete": (401, 403, 403, 403, 403),
 }
 LEVELS = (None, "READ", "WRITE", "PUBLISH", "ADMIN")

@@ -176,3 +176,45 @@ def test_the_poweruser_key_is_required(world: World) -> None:
         answer = world.api.client.post("/svc_poweruser/custom-webhooks/get-all", headers=headers, json={})
         assert answer.status_code == 401
         assert answer.json()["errors"]
+
+
+def test_get_shares_lists_the_direct_shares_under_every_level(world: World) -> None:
+    webhook_id = world.api.create(world.owner)["webhook"]["id"]
+    assert world.api.ok(world.owner, "get-shares", {"webhookId": webhook_id}) == {
+        "sharingLevel": "PRIVATE",
+        "companyPermissionLevel": None,
+        "directShares": [],
+        "errors": [],
+    }
+    added = [
+        {"userId": world.bob.user_id, "accessLevel": "WRITE"},
+        {"userEmail": world.alice.email, "accessLevel": "READ"},
+    ]
+    world.api.ok(
+        world.owner, "share", {"webhookId": webhook_id, "level": "SPECIFIC_MEMBER", "usersToAdd": added}
+    )
+    world.api.ok(world.owner, "share", {"webhookId": webhook_id, "level": "COMPANY", "accessLevel": "READ"})
+    shares = world.api.ok(world.owner, "get-shares", {"webhookId": webhook_id})
+    assert (shares["sharingLevel"], shares["companyPermissionLevel"]) == ("COMPANY", "READ")
+    expected = sorted(
+        [
+            {"userId": world.alice.user_id, "userEmail": world.alice.email, "accessLevel": "READ"},
+            {"userId": world.bob.user_id, "userEmail": world.bob.email, "accessLevel": "WRITE"},
+        ],
+        key=lambda entry: entry["userEmail"],
+    )
+    assert shares["directShares"] == expected
+    world.api.ok(
+        world.owner,
+        "share",
+        {"webhookId": webhook_id, "level": "PRIVATE", "usersToRemove": [{"userId": world.bob.user_id}]},
+    )
+    left = world.api.ok(world.owner, "get-shares", {"webhookId": webhook_id})
+    alice_only = [entry for entry in expected if entry["userId"] == world.alice.user_id]
+    assert (left["sharingLevel"], left["directShares"]) == ("PRIVATE", alice_only)
+    refused = world.api.call(world.bob, "get-shares", {"webhookId": webhook_id})
+    assert (refused.status_code, refused.json()) == (401, {"errors": ["Webhook not found"]})
+    alice = world.api.call(world.alice, "get-shares", {"webhookId": webhook_id})
+    assert alice.status_code == 403
+    assert alice.json() == {"errors": ["Only admins can see who this webhook is shared with"]}
+    assert world.api.call(world.outsider, "get-shares", {"webhookId": webhook_id}).status_code == 401

@@ -51,6 +51,7 @@ from .describe_request import DescribeRequest
 from .destination_answer import DestinationAnswer
 from .destination_answer_state import DestinationAnswerState
 from .destinations_answer import DestinationsAnswer
+from .direct_share_entry import DirectShareEntry
 from .download_request import DownloadRequest
 from .download_request_format import DownloadRequestFormat
 from .duplicate_webhook_response import DuplicateWebhookResponse
@@ -143,6 +144,7 @@ from .scheduled_run_failed import ScheduledRunFailed
 from .share_request import ShareRequest
 from .share_user import ShareUser
 from .shared_answer import SharedAnswer
+from .shares_answer import SharesAnswer
 from .sharing_level import SharingLevel
 from .snapshots_answer import SnapshotsAnswer
 from .snapshots_request import SnapshotsRequest
@@ -249,6 +251,7 @@ __all__ = (
     "DestinationAnswer",
     "DestinationAnswerState",
     "DestinationsAnswer",
+    "DirectShareEntry",
     "DownloadRequest",
     "DownloadRequestFormat",
     "DuplicateWebhookResponse",
@@ -340,6 +343,7 @@ __all__ = (
     "SchedulePreviewRequest",
     "SharedAnswer",
     "ShareRequest",
+    "SharesAnswer",
     "ShareUser",
     "SharingLevel",
     "SnapshotsAnswer",
