@@ -16,11 +16,15 @@ tests' ``LimitedEndpoint`` in this process: 4 slots (a semaphore of 4 around a 5
    the time from its first send to its last call's end, the most calls in flight the endpoint saw, and A's
    attempts from the execution history (each must be attemptNumber 1: a delivery waiting for its
    destination burns no attempt). ``/svc_poweruser/destinations/get-all`` is read every second meanwhile.
+3. ``beside a fast burst`` (the floor): the same B stream again beside the same burst from a third company C
+   whose handler is fast and unlimited (B's recording handler, ``maxConcurrency`` at the worker's 256): what
+   2,000 triggers at 400/s cost B on this stack when no destination waits. B's lag over that whole window,
+   against the same window beside A, tells what A's waiting destination adds to the burst's own cost.
 
 Times are printed, never asserted; the exit status is 1 only when the stack fails. On 2 shared cores every
 figure moves with the machine's load average, which is printed.
 
-    .venv/bin/python bench/bench_destinations.py                  # about 2 minutes
+    .venv/bin/python bench/bench_destinations.py                  # about 2.5 minutes
     .venv/bin/python bench/bench_destinations.py --set SVC_NAME=VALUE ...
 """
 
@@ -68,6 +72,8 @@ from tests.fixtures.limited_endpoint import LimitedEndpoint, serving
 
 TARGET_LAG_RATIO = 1.5
 SLOTS = 4
+# C's handler resource: the worker's own concurrency (SVC_WORKER_CONCURRENCY), so nothing of C's waits.
+FAST_MAX_CONCURRENCY = 256
 CALL_SECONDS = 0.05
 DESTINATIONS = "/svc_poweruser/destinations/get-all"
 # Past A's floor (burst x call / slots) this much longer, A's deliveries count as not done.
@@ -291,6 +297,8 @@ class Outcome:
     # B's requests sent while A's deliveries went on but its triggers had stopped arriving (a second after
     # its last send): the destination's share of B's lag, without the burst's intake on the same cores.
     after_intake: Lags = field(default_factory=lambda: Lags("beside: after A's intake"))
+    # B beside the same burst from company C to a fast, unlimited handler: the burst's cost with no waiting.
+    beside_fast: Lags = field(default_factory=lambda: Lags("beside a fast burst"))
     burst: Burst = field(default_factory=Burst)
     trigger_p99_ms: dict[str, float] = field(default_factory=dict)
 
@@ -317,6 +325,39 @@ def run_alone(
     progress(f"  alone: {len(accepted_ids(result)):,} accepted; waiting for the handler to see them")
     wait_delivered(handler, base, accepted_ids(result), end + DELIVERY_GRACE_SECONDS)
     return lags_of("alone", result, handler.arrivals(base), begin, end), trigger_p99(result)
+
+
+def run_beside_fast(
+    stack: Stack,
+    handler: Handler,
+    generator: Generator,
+    b: tuple[str, str],
+    c: tuple[str, str],
+    args: argparse.Namespace,
+) -> tuple[Lags, float]:
+    """B's stream beside C's burst (as A's, at its window's start) to a fast handler with no limit to wait
+    for: B's lag over its whole measured window."""
+    base = handler.count()
+    before = trigger_histogram(stack.metrics_url).get("count", 0.0)
+    run = functools.partial(generator.run, stack.url, b[0], b[1], rate=args.rate, closed=False)
+    b_stream = Stream(functools.partial(run, warmup=args.warmup, seconds=args.seconds))
+    window_at = wait_first_request(stack.metrics_url, before) + args.warmup
+    time.sleep(max(0.0, window_at - time.time()))
+    c_result = generator.run(
+        stack.url,
+        c[0],
+        c[1],
+        rate=args.burst_rate,
+        warmup=0,
+        seconds=args.burst / args.burst_rate,
+        closed=False,
+    )
+    b_result = b_stream.join()
+    begin, end = measured_window(b_result)
+    wait_delivered(
+        handler, base, accepted_ids(b_result) | accepted_ids(c_result), end + DELIVERY_GRACE_SECONDS
+    )
+    return lags_of("beside a fast burst", b_result, handler.arrivals(base), begin, end), trigger_p99(b_result)
 
 
 def measure(args: argparse.Namespace, tmp: Path) -> Outcome:
@@ -378,6 +419,22 @@ def measure(args: argparse.Namespace, tmp: Path) -> Outcome:
             "beside: after A's intake", b_result, arrivals, max(begin, intake_end), min(end, burst.last_call)
         )
         outcome.trigger_p99_ms["beside"] = trigger_p99(b_result)
+
+        progress(f"3. beside a fast burst: B at {args.rate:g}/s, C's {args.burst:,} to a fast handler")
+        c_key, c_tool = create_company(
+            stack, "Quick Shop", f"{handler_url}/run", "--max-concurrency", str(FAST_MAX_CONCURRENCY)
+        )
+        c_hook, c_api_key = create_webhook(
+            client, c_key, c_tool, "quick", WEBHOOK_CONFIG["executionSettings"]
+        )
+        outcome.beside_fast, outcome.trigger_p99_ms["beside a fast burst"] = run_beside_fast(
+            stack,
+            handler,
+            generator,
+            (b_path, b_api_key),
+            (f"{TRIGGER}?resourceId={c_hook}", c_api_key),
+            args,
+        )
         handler.close()
         progress("stopping svc up")
     return outcome
@@ -392,7 +449,13 @@ def lag_table(outcome: Outcome) -> list[str]:
         f"{'max':>8} ms | non-202"
     )
     lines = [header, "-" * len(header)]
-    for lags in (outcome.alone, outcome.beside, outcome.beside_window, outcome.after_intake):
+    for lags in (
+        outcome.alone,
+        outcome.beside,
+        outcome.beside_window,
+        outcome.after_intake,
+        outcome.beside_fast,
+    ):
         lag = lags.lag
         cells = f"{lag.p50:>8.1f} {lag.p95:>8.1f} {lag.p99:>8.1f}" if lag else f"{'-':>26}"
         peak = f"{max(lags.lags_ms):>8.1f}" if lags.lags_ms else f"{'-':>8}"
@@ -454,6 +517,11 @@ def report(outcome: Outcome, args: argparse.Namespace, load: tuple[float, float]
     alone, beside = outcome.alone.lag, outcome.beside.lag
     ratio = f"{beside.p99 / alone.p99:.2f}" if alone and beside else "n/a"
     print(f"RESULT b_lag_p99_ratio={ratio} (target <= {TARGET_LAG_RATIO:g})")
+    window, fast = outcome.beside_window.lag, outcome.beside_fast.lag
+    floor_ratio = f"{fast.p99 / alone.p99:.2f}" if alone and fast else "n/a"
+    over_floor = f"{window.p99 / fast.p99:.2f}" if window and fast else "n/a"
+    print(f"RESULT b_lag_p99_floor_ratio={floor_ratio} (beside a fast, unlimited burst / alone: the floor)")
+    print(f"RESULT b_lag_p99_over_floor={over_floor} (beside A's whole window / beside a fast burst)")
     print(f"RESULT a_most_in_flight={burst.most_in_flight} (limit {args.max_concurrency})")
     beyond = burst.attempts_beyond_first
     print(f"RESULT a_delivered={burst.delivered}/{args.burst} a_attempts_beyond_first={beyond}")

@@ -86,15 +86,25 @@ def entries(world: World, who: Person, webhook_id: str) -> list[dict[str, Any]]:
             return found
 
 
+def _total(world: World, who: Person, webhook_id: str, status: str | None = None) -> int:
+    body: dict[str, Any] = {"webhookId": webhook_id, "size": 1}
+    if status is not None:
+        body["status"] = status
+    return int(world.api.ok(who, "get-execution-history", body)["totalElements"])
+
+
 def settled(
     world: World, who: Person, webhook_id: str, count: int, timeout: float = 180
 ) -> list[dict[str, Any]]:
+    """Every entry, once ``count`` are there and none is still QUEUED or PROCESSING: the counts are polled
+    (three small calls), the entries read once, so a long burst stays within the poweruser rate limit."""
     deadline = time.monotonic() + timeout
     while True:
-        found = entries(world, who, webhook_id)
-        if len(found) >= count and all(entry["status"] in ("SUCCESS", "FAILED") for entry in found):
-            return found
-        assert time.monotonic() < deadline, f"{sum(e['status'] == 'SUCCESS' for e in found)} of {count}"
+        total = _total(world, who, webhook_id)
+        unsettled = sum(_total(world, who, webhook_id, status) for status in ("QUEUED", "PROCESSING"))
+        if total >= count and unsettled == 0:
+            return entries(world, who, webhook_id)
+        assert time.monotonic() < deadline, f"{total - unsettled} of {count} settled"
         time.sleep(0.5)
 
 
@@ -120,8 +130,7 @@ def test_a_burst_at_a_small_endpoint_keeps_to_its_limit_and_another_company_is_n
     slow_hook, slow_key = tool_webhook(world, slow_tool)
     fast_hook, fast_key = outsider_webhook(world, handler.url)
 
-    # 800 keep the suite's load down; bench/bench_destinations.py sends the issue's 2,000.
-    burst = 800
+    burst = 2_000
     trigger(ingress, slow_hook, slow_key, burst, "s")
     # Meanwhile the other company's deliveries, one every 50 ms.
     for n in range(40):
@@ -133,11 +142,12 @@ def test_a_burst_at_a_small_endpoint_keeps_to_its_limit_and_another_company_is_n
     assert ours["inFlight"] <= 4
 
     fast = settled(world, world.outsider, fast_hook, 40)
-    done = settled(world, world.owner, slow_hook, burst)
-    # Not slowed: the other company's deliveries start about as soon as a lone delivery would (the bound is
-    # generous for a loaded machine), while the burst's own deliveries wait seconds for their destination.
+    done = settled(world, world.owner, slow_hook, burst, timeout=300)
+    # Not slowed: the other company's deliveries start about as soon as a lone delivery would (p50 under
+    # 250 ms, several times a lone delivery's), while the burst's own deliveries wait seconds for their
+    # destination.
     fast_wait = statistics.median(waited(fast))
-    assert fast_wait < 1.0, waited(fast)
+    assert fast_wait < 0.25, waited(fast)
     assert fast_wait * 4 < statistics.median(waited(done)), (waited(fast), statistics.median(waited(done)))
 
     assert len(done) == burst  # one attempt each: waiting burned none
