@@ -6,7 +6,7 @@ into its Iceberg table with the service's writer). Each query is sent N times wi
 a /query with ``waitMs`` timed from the request until its answer (the job SUCCEEDED, its preview included) on
 a kept-alive loopback connection, so the figure is the service's time plus a loopback round trip. Every
 cached answer is checked to be a hit with the same preview as the run. Reported per query: p50/p95/p99 of
-both and the ratio of the p50s; target: cached p50 <= 10 ms. Times are printed, never asserted.
+both and the ratio of the p50s; target: cached p50 <= 5 ms (issue 47). Times are printed, never asserted.
 
     .venv/bin/python bench/bench_query_cache.py [--sf 0.034] [--calls 50]
 """
@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 from tests.tpch import data
 from tests.tpch.service import AnalyticsClient, create_tables
 
-TARGET_CACHED_P50_MS = 10.0
+TARGET_CACHED_P50_MS = 5.0
 QUERIES = {
     "aggregate": (
         "SELECT l_returnflag, l_linestatus, sum(l_quantity) AS qty, avg(l_extendedprice) AS price, "
