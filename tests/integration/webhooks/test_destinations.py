@@ -2,7 +2,8 @@
 delivered whole without more than 4 calls in flight and without an attempt burned waiting, while another
 company's deliveries to a fast endpoint keep their latency; an endpoint that is down for a minute opens its
 circuit (the waiting deliveries burn no retries, a probe comes at each interval) and everything is delivered
-once it is back; a Retry-After holds every call to its destination back; /destinations/get-all shows it all."""
+once it is back; a Retry-After holds every call to its destination back; /destinations/get-all shows it
+all."""
 
 from __future__ import annotations
 
