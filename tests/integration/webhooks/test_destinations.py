@@ -189,6 +189,7 @@ def test_an_endpoint_down_opens_its_circuit_and_every_delivery_succeeds_once_it_
     worker = FastCircuitWorker(kafka_settings, tmp_path / "worker.log")
     worker.start()
     try:
+        worker.wait_assigned()
         down_until = time.monotonic() + DOWN_SECONDS
         trigger(ingress, hook, key, 60, "d")  # the endpoint is down: nothing listens on its port
         deadline = time.monotonic() + 60
@@ -282,6 +283,7 @@ def test_a_company_busy_at_many_destinations_leaves_another_its_share_of_the_wor
     worker = SmallPoolWorker(kafka_settings, tmp_path / "worker.log")
     worker.start()
     try:
+        worker.wait_assigned()
         with serving(busy_endpoint), serving(other_endpoint):
             hooks = []
             for n in range(4):
