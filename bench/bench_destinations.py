@@ -327,6 +327,16 @@ def run_alone(
     return lags_of("alone", result, handler.arrivals(base), begin, end), trigger_p99(result)
 
 
+def start_b(stack: Stack, generator: Generator, b: tuple[str, str], args: argparse.Namespace) -> Stream:
+    """B's stream (path, key) started in the background; returns once its measured window begins."""
+    before = trigger_histogram(stack.metrics_url).get("count", 0.0)
+    run = functools.partial(generator.run, stack.url, b[0], b[1], rate=args.rate, closed=False)
+    b_stream = Stream(functools.partial(run, warmup=args.warmup, seconds=args.seconds))
+    window_at = wait_first_request(stack.metrics_url, before) + args.warmup
+    time.sleep(max(0.0, window_at - time.time()))
+    return b_stream
+
+
 def run_beside_fast(
     stack: Stack,
     handler: Handler,
@@ -338,11 +348,7 @@ def run_beside_fast(
     """B's stream beside C's burst (as A's, at its window's start) to a fast handler with no limit to wait
     for: B's lag over its whole measured window."""
     base = handler.count()
-    before = trigger_histogram(stack.metrics_url).get("count", 0.0)
-    run = functools.partial(generator.run, stack.url, b[0], b[1], rate=args.rate, closed=False)
-    b_stream = Stream(functools.partial(run, warmup=args.warmup, seconds=args.seconds))
-    window_at = wait_first_request(stack.metrics_url, before) + args.warmup
-    time.sleep(max(0.0, window_at - time.time()))
+    b_stream = start_b(stack, generator, b, args)
     c_result = generator.run(
         stack.url,
         c[0],
@@ -388,11 +394,7 @@ def measure(args: argparse.Namespace, tmp: Path) -> Outcome:
 
         progress(f"2. beside: B at {args.rate:g}/s again, A's burst of {args.burst:,} at its window's start")
         base = handler.count()
-        before = trigger_histogram(stack.metrics_url).get("count", 0.0)
-        run = functools.partial(generator.run, stack.url, b_path, b_api_key, rate=args.rate, closed=False)
-        b_stream = Stream(functools.partial(run, warmup=args.warmup, seconds=args.seconds))
-        window_at = wait_first_request(stack.metrics_url, before) + args.warmup
-        time.sleep(max(0.0, window_at - time.time()))
+        b_stream = start_b(stack, generator, (b_path, b_api_key), args)
         watcher = DestinationWatcher(stack.url, a_key, a_tool)
         burst_seconds = args.burst / args.burst_rate
         a_result = generator.run(
