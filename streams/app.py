@@ -52,6 +52,7 @@ def create_app(settings: Settings, *, areas: Sequence[Area] = (), app_id: str | 
         loaded_ms=tuning.loaded_wait_ms,
         quiet_ms=tuning.quiet_wait_ms,
         quiet_after_seconds=tuning.quiet_after_seconds,
+        after_work_seconds=tuning.busy_after_query_seconds,
         interactive=frozenset({settings.topic(ANALYTICS_JOBS)}),
     )
     signal = signal_of(settings)

@@ -39,6 +39,9 @@ class FetchWait:
     loaded_ms: int | None = None  # None: never longer than ``busy_ms`` while busy
     quiet_ms: int | None = None  # None: never longer than ``idle_ms``
     quiet_after_seconds: float = 10.0
+    # After a query ends, busy this long (None: ``busy_seconds``): its caller's next query, if it goes to a
+    # worker, is sent within milliseconds, and short ones are answered in the ingress, beside these polls.
+    after_work_seconds: float | None = None
     interactive: frozenset[str] = frozenset()  # topics whose records never make a fetch loaded
     clock: Callable[[], float] = time.monotonic
     _busy_until: float = float("-inf")
@@ -68,6 +71,8 @@ class FetchWait:
         """A query ended: its caller may send the next one now."""
         self._running = max(0, self._running - 1)
         self.interactive_arrived()
+        if self.after_work_seconds is not None:
+            self._interactive_until = self._last_records + self.after_work_seconds
 
     def nothing_arrived(self) -> None:
         self._loaded = False

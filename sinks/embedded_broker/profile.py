@@ -21,6 +21,8 @@ class ClientTuning:
     # After quiet_after_seconds without a record, fetches wait this long: an idle stack stops polling.
     quiet_wait_ms: int
     quiet_after_seconds: float
+    # After a query job ends in a worker, fetches stay busy this long (not busy_seconds).
+    busy_after_query_seconds: float
     # Sends to the webhook delivery topic at least this far apart (client.BatchPacer); 0: no pacing.
     batch_pace_ms: int
 
@@ -35,6 +37,7 @@ TUNING: dict[BrokerProfile, ClientTuning] = {
         loaded_wait_ms=20,
         quiet_wait_ms=500,
         quiet_after_seconds=10.0,
+        busy_after_query_seconds=0.25,
         batch_pace_ms=5,
     ),
     BrokerProfile.KAFKA: ClientTuning(
@@ -44,6 +47,7 @@ TUNING: dict[BrokerProfile, ClientTuning] = {
         loaded_wait_ms=500,
         quiet_wait_ms=500,
         quiet_after_seconds=0.0,
+        busy_after_query_seconds=0.0,
         batch_pace_ms=5,
     ),
 }

@@ -253,6 +253,23 @@ def test_a_query_makes_the_wait_busy_only_while_no_query_runs() -> None:
     assert wait.current_ms() == 2
 
 
+def test_after_a_query_the_wait_is_busy_for_its_own_window() -> None:
+    """The caller's next query comes within milliseconds of the answer; polls every 2 ms for the whole busy
+    window would take the cores of the short queries the ingress answers meanwhile."""
+    clock = Clock()
+    wait = FetchWait(idle_ms=20, busy_ms=2, busy_seconds=2.0, after_work_seconds=0.25, clock=clock)
+    wait.work_started()
+    wait.work_ended()
+    assert wait.current_ms() == 2
+    clock.now += 0.2
+    assert wait.current_ms() == 2
+    clock.now += 0.1
+    assert wait.current_ms() == 20
+    wait.interactive_arrived()  # the next query's record: busy for the whole window until it starts
+    clock.now += 1.5
+    assert wait.current_ms() == 2
+
+
 def test_a_fetch_of_query_records_only_never_makes_the_wait_loaded() -> None:
     wait = FetchWait(idle_ms=20, busy_ms=2, busy_seconds=2.0, loaded_ms=10, clock=Clock())
     fetcher: Any = Fetcher.__new__(Fetcher)
