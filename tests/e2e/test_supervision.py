@@ -208,7 +208,8 @@ def _kill_and_recover(up: Up, handler: RecordingHandler, sender: Sender, victim:
     os.kill(old, signal.SIGKILL)
     killed_at = time.monotonic()
     poll(lambda: len(up.pids(victim) - {old}) == len(running), 30, f"the {victim} was not started again")
-    poll(lambda: _healthy(up.url), 30, f"/healthz did not answer again after the {victim} was killed")
+    # A restarted ingress imports its stack again: on PostgreSQL beside a full suite that took over 30 s.
+    poll(lambda: _healthy(up.url), 60, f"/healthz did not answer again after the {victim} was killed")
     poll(lambda: sender.accepted_since(killed_at) >= 20, 30, f"triggers were not accepted after the {victim}")
     calls = len(handler.calls)
     # A restarted worker rejoins the group and the broker rebalances: slow on a machine kept busy.
