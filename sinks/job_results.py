@@ -119,13 +119,15 @@ def describe_columns(
 
 @dataclass(frozen=True)
 class Written:
-    """A stored result: its schema, rows and bytes kept (Arrow's in-memory size), and which limit cut it
-    off (``"ROWS"`` or ``"BYTES"``; None when every row was kept)."""
+    """A stored result: its schema, rows and bytes kept (Arrow's in-memory size), which limit cut it off
+    (``"ROWS"`` or ``"BYTES"``; None when every row was kept), and its first rows when the writer was asked
+    to keep them (``head_rows``)."""
 
     schema: pa.Schema
     rows: int
     bytes: int
     cut_by: str | None = None
+    head: pa.Table | None = None
 
     @property
     def truncated(self) -> bool:
@@ -156,12 +158,15 @@ def write_batches(
     *,
     max_rows: int,
     max_bytes: int,
+    head_rows: int = 0,
 ) -> Written:
     """Write a query's batches as they come, stopping at ``max_rows`` rows or ``max_bytes`` bytes. Only
-    one batch is held at a time. A failure (or interruption) midway removes the partial file. Raises
+    one batch is held at a time, and the first ``head_rows`` rows written (the answer's preview, shown
+    without reading the file back). A failure (or interruption) midway removes the partial file. Raises
     StorageUnavailable when the store fails the write; the batches' own errors pass through."""
     rows = size = 0
     cut_by: str | None = None
+    head: list[pa.RecordBatch] = []
     try:
         with result_storage():
             filesystem, base = store.arrow_filesystem()
@@ -173,6 +178,8 @@ def write_batches(
                 if fits:
                     part = batch if fits == batch.num_rows else batch.slice(0, fits)
                     writer.write_batch(part, row_group_size=ROW_GROUP_ROWS)
+                    if rows < head_rows:
+                        head.append(part.slice(0, head_rows - rows))
                     rows += fits
                     size += part.nbytes
                 if fits < batch.num_rows:
@@ -181,7 +188,8 @@ def write_batches(
     except BaseException:
         _forget_partial(store, key)
         raise
-    return Written(schema, rows, size, cut_by)
+    kept = pa.Table.from_batches(head, schema=schema) if head_rows else None
+    return Written(schema, rows, size, cut_by, kept)
 
 
 def _forget_partial(store: ObjectStore, key: str) -> None:

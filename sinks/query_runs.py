@@ -47,10 +47,12 @@ def execute(
     *,
     max_result_bytes: int,
     may_write: Callable[[], bool] = lambda: True,
+    head_rows: int = 0,
 ) -> tuple[Written, bool]:
     """Run the query and write its result under ``key`` as it comes, once ``may_write()`` says so (a
     worker's claim has succeeded); and whether it ran exactly as planned (the plan's snapshots and
-    result-size limit), so its result may answer the job's cache key (``core/sql/cache_key.py``). Blocking:
+    result-size limit), so its result may answer the job's cache key (``core/sql/cache_key.py``). The first
+    ``head_rows`` rows are kept in ``Written.head`` (the preview of an answer given in the call). Blocking:
     call it from a thread, and ``cursor.interrupt()`` from another to stop it (QueryInterrupted)."""
     with table_storage():  # the tables' metadata files, read here unless they are cached
         sources, as_planned = sources_for(reads, company_id, plan)
@@ -58,7 +60,9 @@ def execute(
     if not may_write():
         raise QueryInterrupted("the job was not claimed")
     max_bytes = min(max_result_bytes, plan.max_result_bytes) if plan.max_result_bytes else max_result_bytes
-    written = write_batches(store, key, schema, batches, max_rows=plan.max_rows, max_bytes=max_bytes)
+    written = write_batches(
+        store, key, schema, batches, max_rows=plan.max_rows, max_bytes=max_bytes, head_rows=head_rows
+    )
     return written, as_planned and max_bytes == plan.max_result_bytes
 
 

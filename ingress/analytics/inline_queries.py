@@ -28,10 +28,11 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
+import pyarrow as pa
 from duckdb import DuckDBPyConnection
 from prometheus_client import CollectorRegistry, Counter
 
-from schemas.jobs import QueryPlan
+from schemas.jobs import PREVIEW_ROWS, QueryPlan
 from schemas.settings import Settings
 from sinks.db.analytics.jobs import Outcome
 from sinks.duckdb_engine import s3_access_for
@@ -52,11 +53,13 @@ _DATABASES = 8  # company databases kept open per process (each opening costs so
 
 @dataclass(frozen=True)
 class Ran:
-    """A query run here: what its job records, and when it started and ended."""
+    """A query run here: what its job records, when it started and ended, and the result's first rows (its
+    preview, rendered from memory rather than read back from the file)."""
 
     outcome: Outcome
     started: datetime
     finished: datetime
+    head: pa.Table | None = None
 
 
 @dataclass
@@ -153,14 +156,19 @@ class InlineQueries:
         self._slots.companies.add(company_id)
         started = datetime.now(UTC)
         try:
-            outcome = await self._run(company_id, job_id, plan, wait_ms)
+            ended = await self._run(company_id, job_id, plan, wait_ms)
         finally:
             self._slots.companies.discard(company_id)
         if self._outcomes is not None:
-            self._outcomes.labels("answered" if outcome else "handed_off").inc()
-        return None if outcome is None else Ran(outcome, started, datetime.now(UTC))
+            self._outcomes.labels("answered" if ended else "handed_off").inc()
+        if ended is None:
+            return None
+        outcome, head = ended
+        return Ran(outcome, started, datetime.now(UTC), head)
 
-    async def _run(self, company_id: str, job_id: str, plan: QueryPlan, wait_ms: int) -> Outcome | None:
+    async def _run(
+        self, company_id: str, job_id: str, plan: QueryPlan, wait_ms: int
+    ) -> tuple[Outcome, pa.Table | None] | None:
         key = result_key(company_id, job_id)
         loop = asyncio.get_running_loop()
         run = _Run()
@@ -173,7 +181,7 @@ class InlineQueries:
         watchdog = asyncio.ensure_future(_stop_after(run, work, budget))
         try:
             written, as_planned = await asyncio.shield(work)
-            return succeeded(plan, key, written, cacheable=as_planned)
+            return succeeded(plan, key, written, cacheable=as_planned), written.head
         except asyncio.CancelledError:  # the call was cancelled (the server stopping): stop, drop its result
             stopping = asyncio.ensure_future(_stop_after(run, work, 0.0))
             self._stopping.add(stopping)
@@ -205,6 +213,7 @@ class InlineQueries:
                 key,
                 max_result_bytes=self._settings.query_max_result_bytes,
                 may_write=lambda: not run.stop.is_set(),
+                head_rows=PREVIEW_ROWS,
             )
         finally:
             run.ended()

@@ -8,6 +8,8 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
+import pyarrow as pa
+
 from ingress.analytics.coded_errors import analytics_error
 from ingress.analytics.job_access import Reader, check_output
 from ingress.analytics.job_views import result_columns_of, revealable
@@ -60,11 +62,16 @@ def _rows(
     checked: Checked,
     window: tuple[int, int],
     reveal: bool,
+    head: pa.Table | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The wire columns and the rendered rows ``window`` (offset, limit) of a result read as ``_checked``
-    allowed."""
+    allowed; from ``head`` (the result's first rows, kept by the run that wrote it) when it holds them."""
     stored, allowed, key = checked
-    table = read_rows(store, key, *window)
+    offset, limit = window
+    if head is not None and offset == 0 and (limit <= head.num_rows or head.num_rows == job.result_row_count):
+        table = head.slice(0, limit)
+    else:
+        table = read_rows(store, key, offset, limit)
     rows = render(table, stored, allowed, reveal, masker.decryptor(job.company_id))
     return wire_columns(stored, allowed, reveal), rows
 
@@ -85,17 +92,24 @@ def page_of(
 
 
 def preview_text(
-    sessions: Sessions, store: ObjectStore, masker: Masker, caller: Principal, job: Job, reveal: bool
+    sessions: Sessions,
+    store: ObjectStore,
+    masker: Masker,
+    caller: Principal,
+    job: Job,
+    reveal: bool,
+    head: pa.Table | None = None,
 ) -> bytes:
     """The /query preview (the first rows of the result) as JSON text, checked like every read of the job's
     output; rendered and encoded once per result and way of showing its masked columns in this process
-    (``ingress/analytics/preview_memo.py``)."""
+    (``ingress/analytics/preview_memo.py``). ``head``: the result's first rows, kept by a run in this
+    process, so the file is not read back."""
     checked = _checked(sessions, caller, job)
     _, allowed, key = checked
     total = job.result_row_count or 0
 
     def render_preview() -> dict[str, Any]:
-        columns, rows = _rows(store, masker, job, checked, (0, PREVIEW_ROWS), reveal)
+        columns, rows = _rows(store, masker, job, checked, (0, PREVIEW_ROWS), reveal, head)
         return {"columns": columns, "rows": rows, "totalRows": total, "truncated": job.truncated}
 
     if reveal and any(allowed.values()):  # plaintext of masked values is never kept
@@ -105,13 +119,19 @@ def preview_text(
 
 
 def preview_or_none(
-    sessions: Sessions, store: ObjectStore, masker: Masker, caller: Principal, job: Job, reveal: bool
+    sessions: Sessions,
+    store: ObjectStore,
+    masker: Masker,
+    caller: Principal,
+    job: Job,
+    reveal: bool,
+    head: pa.Table | None = None,
 ) -> bytes | None:
     """The /query preview of a SUCCEEDED job as JSON text, or None when the result store fails the read:
     the job ran and its answer stands; its result is read again through /job-results, which answers 503 (or
     404) itself. A store failure here must not read as "nothing was done"."""
     try:
-        return preview_text(sessions, store, masker, caller, job, reveal)
+        return preview_text(sessions, store, masker, caller, job, reveal, head)
     except (StorageUnavailable, ResultGone):
         log.warning("the preview of a finished query could not be read", extra={"job_id": job.id})
         return None

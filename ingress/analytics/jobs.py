@@ -173,9 +173,10 @@ async def query(
         _discard(inline, ran)
         raise
     # Any other failure (the database, the call cancelled) leaves the result: its job may have committed.
-    if isinstance(stored, Job):  # run here and recorded ended
+    if isinstance(stored, Job):  # run here and recorded ended; its preview from the rows it kept
+        head = None if ran is None else ran.head
         preview = await run_in_threadpool(
-            preview_or_none, sessions, store, masker, caller, stored, body.reveal
+            preview_or_none, sessions, store, masker, caller, stored, body.reveal, head
         )
         return _json(answer_text(_summary(job_id, stored, estimated), preview))
     if stored != job_id:  # a duplicate in the same commit batch created it first

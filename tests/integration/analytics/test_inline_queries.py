@@ -95,3 +95,37 @@ def test_a_waiting_query_is_answered_without_a_worker(
     assert (done["state"], done["resultRowCount"]) == ("SUCCEEDED", 4), done
     timed_out = wait_state(world, sales, slow["jobId"], {"SUCCEEDED", "FAILED", "TIMED_OUT"})
     assert timed_out["state"] == "TIMED_OUT", timed_out
+
+
+# One value of each kind a query can make, and a null, in rows enough to pass the preview's 200.
+TYPED = (
+    "SELECT s.sale_id, s.customer, s.note, i::TINYINT AS tiny, i::BIGINT * 1000000000000 AS big, "
+    "(i / 3)::DECIMAL(18, 3) AS dec, i / 7 AS dbl, i % 2 = 0 AS even, DATE '2026-01-31' + i::INT AS day, "
+    "TIMESTAMP '2026-03-01 10:00:00.123456' + INTERVAL (i) MINUTE AS ts, "
+    "TIMESTAMPTZ '2026-03-01 10:00:00+02' AS tstz, TIME '12:34:56' AS t, [i, i + 1] AS ints, "
+    "CASE WHEN i % 5 = 0 THEN NULL ELSE i END AS sparse "
+    "FROM sales s, (SELECT (a.sale_id - 1) * 16 + (b.sale_id - 1) * 4 + c.sale_id - 1 AS i "
+    "FROM sales a, sales b, sales c) AS r ORDER BY i, s.sale_id"
+)
+
+
+def test_a_preview_given_in_the_call_reads_as_the_stored_result(
+    tables_world: Tables, sales: str, worker: Worker
+) -> None:
+    """The preview of an answer given in the call is rendered from the rows its run kept, not read back
+    from the result file: it must read exactly as the file's first page does, for every kind of value."""
+    world = tables_world
+    worker.stop()
+    try:
+        answer = world.analytics("query", sales, {"sql": TYPED, "waitMs": 20_000}).json()
+        assert answer.get("state") == "SUCCEEDED", answer
+        preview = answer["preview"]
+        assert preview["totalRows"] == 256 and len(preview["rows"]) == 200, preview["totalRows"]
+        page = world.analytics("job-results", sales, {"jobId": answer["jobId"], "pageSize": 200}).json()
+        assert page["columns"] == preview["columns"]
+        assert page["rows"] == preview["rows"]
+        few = world.analytics("query", sales, {"sql": ALL, "waitMs": 20_000}).json()
+        again = world.analytics("job-results", sales, {"jobId": few["jobId"]}).json()
+        assert few["preview"]["rows"] == again["rows"] and len(again["rows"]) == 4
+    finally:
+        worker.start()
