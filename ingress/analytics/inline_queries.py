@@ -12,16 +12,20 @@ sending many queries cannot take every slot; when none is free the query goes to
 scan at most ``SVC_QUERY_INLINE_MAX_BYTES`` and stopped after ``SVC_QUERY_INLINE_BUDGET_MS`` (or the call's
 waitMs, if shorter) under ``SVC_QUERY_INLINE_MEMORY_LIMIT``. A query stopped, failed or refused here is handed
 to a worker as any job: the worker records what happens to it, so a failure reads exactly as it does for any
-other job. Nothing is recorded before the query has run here, so a crash of the ingress loses nothing it
-acknowledged.
+other job. A plan handed over so is sent straight to a worker when it comes again within
+``HANDED_OFF_SECONDS`` (:class:`HandedOff`): a company repeating a query too heavy for the call does not
+spend the budget here each time before its worker run. Nothing is recorded before the query has run here,
+so a crash of the ingress loses nothing it acknowledged.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,6 +36,7 @@ import pyarrow as pa
 from duckdb import DuckDBPyConnection
 from prometheus_client import CollectorRegistry, Counter
 
+from core.lru import Lru
 from schemas.jobs import PREVIEW_ROWS, QueryPlan
 from schemas.settings import Settings
 from sinks.db.analytics.jobs import Outcome
@@ -49,6 +54,9 @@ log = logging.getLogger(__name__)
 MIN_WAIT_MS = 100
 _STOP_EVERY_SECONDS = 0.05
 _DATABASES = 8  # company databases kept open per process (each opening costs some 250 ms)
+# How long a plan stopped at its budget (or failed) here goes straight to a worker, and how many are kept.
+HANDED_OFF_SECONDS = 600.0
+_HANDED_OFF_KEPT = 4096
 
 
 @dataclass(frozen=True)
@@ -76,6 +84,34 @@ class Slots:
             and len(self.companies) < self.size
             and company_id not in self.companies
         )
+
+
+def plan_digest(plan_json: str) -> str:
+    """The key of a job's plan (its JSON text) among the ones handed off lately."""
+    return hashlib.blake2b(plan_json.encode(), digest_size=16).hexdigest()
+
+
+class HandedOff:
+    """The plans this process handed to a worker after running them here (stopped at the budget, or failed),
+    per company, each for ``seconds`` after its hand-over; at most ``entries``, the least recently used
+    forgotten first. A plan's snapshots are in it, so the same SQL over changed data is tried here again."""
+
+    def __init__(self, seconds: float, entries: int) -> None:
+        self._seconds = seconds
+        self._until: Lru[tuple[str, str], float] = Lru(entries)
+
+    def remember(self, company_id: str, digest: str, now: float) -> None:
+        self._until.put((company_id, digest), now + self._seconds)
+
+    def recent(self, company_id: str, digest: str, now: float) -> bool:
+        key = (company_id, digest)
+        until = self._until.get(key)
+        if until is None:
+            return False
+        if until <= now:
+            self._until.discard(key)
+            return False
+        return True
 
 
 class _Run:
@@ -117,6 +153,7 @@ class InlineQueries:
         self._reads = reads
         self._store = store
         self._slots = Slots(settings.query_inline_concurrency, set())
+        self._handed_off = HandedOff(HANDED_OFF_SECONDS, _HANDED_OFF_KEPT)
         size = max(1, settings.query_inline_concurrency)
         self._pool = ThreadPoolExecutor(
             size,
@@ -146,13 +183,20 @@ class InlineQueries:
             registry=registry,
         )
 
-    def admits(self, company_id: str, estimated_bytes: int, wait_ms: int) -> bool:
+    def admits(self, company_id: str, estimated_bytes: int, wait_ms: int, digest: str) -> bool:
+        """Whether the query (its plan's ``plan_digest``) runs here: within the slots and the scan limit,
+        and not handed off lately."""
         max_bytes = self._settings.query_inline_max_bytes
-        return self._slots.admits(company_id, estimated_bytes, max_bytes, wait_ms)
+        return self._slots.admits(
+            company_id, estimated_bytes, max_bytes, wait_ms
+        ) and not self._handed_off.recent(company_id, digest, time.monotonic())
 
-    async def run(self, company_id: str, job_id: str, plan: QueryPlan, wait_ms: int) -> Ran | None:
+    async def run(
+        self, company_id: str, job_id: str, plan: QueryPlan, wait_ms: int, digest: str
+    ) -> Ran | None:
         """The query run here, its result stored under the job's key; None when it was not (no slot, over
-        its budget, failed): the caller hands the job to a worker."""
+        its budget, failed): the caller hands the job to a worker, and the plan goes straight to one for
+        a while (:class:`HandedOff`)."""
         self._slots.companies.add(company_id)
         started = datetime.now(UTC)
         try:
@@ -162,6 +206,7 @@ class InlineQueries:
         if self._outcomes is not None:
             self._outcomes.labels("answered" if ended else "handed_off").inc()
         if ended is None:
+            self._handed_off.remember(company_id, digest, time.monotonic())
             return None
         outcome, head = ended
         return Ran(outcome, started, datetime.now(UTC), head)

@@ -22,7 +22,7 @@ from ingress.analytics import job_views
 from ingress.analytics.calls import ResourceId, check_resource, readable
 from ingress.analytics.coded_errors import analytics_error, check_row_count
 from ingress.analytics.deps import InlineQueriesDep
-from ingress.analytics.inline_queries import InlineQueries, Ran
+from ingress.analytics.inline_queries import InlineQueries, Ran, plan_digest
 from ingress.analytics.job_access import JobOutput, OutputAccess, Reader
 from ingress.analytics.job_results_view import preview_or_none
 from ingress.analytics.job_views import (
@@ -152,8 +152,9 @@ async def query(
         **admitted.job.kwargs(),
     )
     ran = None
-    if admitted.source is None and inline.admits(caller.company_id, estimated, body.wait_ms):
-        ran = await inline.run(caller.company_id, job_id, admitted.plan, body.wait_ms)
+    digest = plan_digest(admitted.job.plan)
+    if admitted.source is None and inline.admits(caller.company_id, estimated, body.wait_ms, digest):
+        ran = await inline.run(caller.company_id, job_id, admitted.plan, body.wait_ms, digest)
     try:
         stored = await committer.run(partial(created, ran=ran))
     except IntegrityError:

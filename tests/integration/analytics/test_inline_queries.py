@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from schemas.settings import Settings
+from sinks.embedded_broker import process as broker
 from tests.fixtures import module_stack
+from tests.fixtures.metrics import scrape
 from tests.fixtures.stack import make_settings
 from tests.fixtures.tables import Tables
 from tests.fixtures.worker import Worker
@@ -38,11 +40,18 @@ def kafka_settings(stack_dir: Path, kafka_bootstrap: str) -> Settings:
         query_timeout_seconds=10,
         query_inline_concurrency=2,
         query_inline_budget_ms=2_000,  # the first run opens the company database (~250 ms, more under load)
+        metrics_port=broker.free_port(),
     )
 
 
+def handed_off(settings: Settings) -> float:
+    """The queries this stack's ingress ran and handed to a worker (none yet: no sample)."""
+    samples = scrape(settings.metrics_port)
+    return samples.get(("svc_inline_queries_total", (("outcome", "handed_off"),)), 0.0)
+
+
 def test_a_waiting_query_is_answered_without_a_worker(
-    tables_world: Tables, sales: str, worker: Worker
+    tables_world: Tables, sales: str, worker: Worker, kafka_settings: Settings
 ) -> None:
     world = tables_world
     grant(world, sales, world.member_id, **BOB_ONLY)
@@ -82,10 +91,14 @@ def test_a_waiting_query_is_answered_without_a_worker(
         assert queued["state"] == "QUEUED", queued
         # Past the budget (the call's waitMs here, under 2 s), stopped and handed to a worker,
         # the stop repeated until DuckDB takes it (one that comes between statements is dropped).
+        before = handed_off(kafka_settings)
         slow = world.analytics("query", sales, {"sql": SLOW, "waitMs": 1_000}).json()
         assert slow["state"] == "QUEUED", slow
+        assert handed_off(kafka_settings) == before + 1
+        # The same plan again goes straight to a worker: it is not run here again to its budget.
         shorts = [world.analytics("query", sales, {"sql": SLOW, "waitMs": 100}).json() for _ in range(4)]
         assert [short["state"] for short in shorts] == ["QUEUED"] * 4, shorts
+        assert handed_off(kafka_settings) == before + 1
         for short in shorts:  # real jobs: cancelled while queued, they never run (and load no worker)
             cancelled = world.analytics("cancel", sales, {"jobId": short["jobId"]}).json()
             assert cancelled["state"] == "CANCELLED", cancelled
