@@ -152,8 +152,8 @@ async def query(
         **admitted.job.kwargs(),
     )
     ran = None
-    digest = plan_digest(admitted.job.plan)
-    if admitted.source is None and inline.admits(caller.company_id, estimated, body.wait_ms, digest):
+    digest = None if admitted.source is not None else plan_digest(admitted.job.plan)  # cached: none runs
+    if digest is not None and inline.admits(caller.company_id, estimated, body.wait_ms, digest):
         ran = await inline.run(caller.company_id, job_id, admitted.plan, body.wait_ms, digest)
     try:
         stored = await committer.run(partial(created, ran=ran))
