@@ -36,8 +36,9 @@ def _write_frame(out: IO[bytes], message: Mapping[str, Any]) -> None:
     out.flush()
 
 
-class _SoftBudget(Exception):
-    pass
+class _SoftBudget(BaseException):
+    """Raised by the CPU timer wherever the task is; not an Exception, so that a library wrapping whatever it
+    catches (sqlglot's tokenizer makes any Exception a TokenError) cannot turn it into an answer."""
 
 
 def _over_soft_budget(signum: int, frame: Any) -> None:
